@@ -1,0 +1,23 @@
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+
+class User(AbstractUser):
+    """A player. The language preference follows the player from device to device."""
+
+    class Language(models.TextChoices):
+        ITALIAN = "it", "Italiano"
+        ENGLISH = "en", "English"
+
+    email = models.EmailField(_("e-mail"), blank=False)
+    language = models.CharField(
+        _("lingua"), max_length=8, choices=Language.choices, default=Language.ITALIAN
+    )
+
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+        constraints = [
+            models.UniqueConstraint(Lower("email"), name="accounts_user_email_ci_unique"),
+        ]

@@ -1,0 +1,70 @@
+"""Account pages: thin views over the services and selectors."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from . import services
+from .forms import LanguageForm, SignupForm
+from .selectors import profile_user
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = services.user_create(
+            username=form.cleaned_data["username"],
+            email=form.cleaned_data["email"],
+            password=form.cleaned_data["password1"],
+            language=request.LANGUAGE_CODE if request.LANGUAGE_CODE in ("it", "en") else "it",
+        )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Benvenuto, %(name)s! Il tuo account è pronto.") % {"name": user.username})
+        return redirect("home")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+def profile(request, username):
+    player = profile_user(username)
+    return render(request, "accounts/profile.html", {"player": player})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_settings(request):
+    form = LanguageForm(request.POST or None, initial={"language": request.user.language})
+    if request.method == "POST" and form.is_valid():
+        language = form.cleaned_data["language"]
+        services.user_set_language(user=request.user, language=language)
+        response = redirect("accounts:settings")
+        # The cookie keeps the choice after log-out on this device too.
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=365 * 24 * 3600,
+            samesite="Lax",
+            secure=settings.LANGUAGE_COOKIE_SECURE,
+        )
+        from django.utils import translation
+
+        with translation.override(language):
+            messages.success(request, _("Impostazioni salvate."))
+        return response
+    return render(request, "accounts/settings.html", {"form": form})
+
+
+def csrf_failure(request, reason=""):
+    return render(request, "403_csrf.html", status=403)
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """django-axes answer to a locked-out log-in: a page that says why and for how long."""
+    minutes = max(1, int(settings.AXES_COOLOFF_TIME.total_seconds() // 60))
+    return render(request, "accounts/locked_out.html", {"cooloff_minutes": minutes}, status=429)

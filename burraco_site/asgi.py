@@ -1,0 +1,32 @@
+"""ASGI entry point: HTTP through Django, WebSockets through Channels.
+
+Every WebSocket is authenticated (session cookie) and origin-checked against ALLOWED_HOSTS.
+"""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "burraco_site.settings")
+django_asgi_app = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from games.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)
+
+if settings.CELERY_EMBEDDED_WORKER and os.environ.get("BURRACO_NO_EMBEDDED_WORKER") != "1":
+    from burraco_site.celery import start_embedded_worker
+
+    start_embedded_worker()

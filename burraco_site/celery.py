@@ -1,0 +1,50 @@
+"""The Celery app: turn timers and computer moves run here.
+
+In production a separate `celery worker` and `celery beat` use Redis as the broker. With the
+embedded defaults (no REDIS_URL) the ASGI server starts one worker thread on the in-memory broker,
+so the single development process still has working timers and computer players.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "burraco_site.settings")
+
+app = Celery("burraco_site")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+_embedded_lock = threading.Lock()
+_embedded_started = False
+
+
+def start_embedded_worker() -> bool:
+    """Run a worker (with beat) in a daemon thread of this process; once per process.
+
+    Returns True when this call started it. Only meaningful with the in-memory broker, which is
+    visible to this process alone.
+    """
+    global _embedded_started
+    with _embedded_lock:
+        if _embedded_started:
+            return False
+        _embedded_started = True
+
+    def run() -> None:
+        worker = app.Worker(
+            pool="solo",
+            concurrency=1,
+            beat=True,
+            loglevel="WARNING",
+            without_heartbeat=True,
+            without_mingle=True,
+            without_gossip=True,
+        )
+        worker.start()
+
+    threading.Thread(target=run, name="embedded-celery-worker", daemon=True).start()
+    return True

@@ -1,0 +1,14 @@
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import TemplateView
+
+from accounts import views as accounts_views
+
+urlpatterns = [
+    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("account/", include("accounts.urls")),
+    path("giocatori/<str:username>/", accounts_views.profile, name="profile"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/", admin.site.urls),
+    path("", include("games.urls")),
+]

@@ -1,0 +1,3 @@
+"""WebSocket routes; the live-play consumer is added here."""
+
+websocket_urlpatterns: list = []

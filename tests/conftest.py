@@ -1,0 +1,114 @@
+"""Fixtures shared by the whole suite: a real server process and a real browser."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "test-output"
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
+# around it are still plain synchronous code.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listening on {port} after {timeout}s")
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment for a child process that must use the test database the suite set up."""
+    from django.db import connection
+
+    env = dict(os.environ)
+    env["DJANGO_SETTINGS_MODULE"] = "burraco_site.settings"
+    env["DEBUG"] = "1"
+    settings_dict = connection.settings_dict
+    if settings_dict["ENGINE"].endswith("sqlite3"):
+        env.pop("DATABASE_URL", None)
+        env["SQLITE_PATH"] = str(settings_dict["NAME"])
+    else:
+        parts = urlsplit(os.environ["DATABASE_URL"])
+        env["DATABASE_URL"] = urlunsplit(parts._replace(path="/" + settings_dict["NAME"]))
+    env.update(extra or {})
+    return env
+
+
+def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen:
+    daphne = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+              "burraco_site.asgi:application"]
+    OUTPUT.mkdir(exist_ok=True)
+    log = open(OUTPUT / f"daphne-{port}.log", "w")  # noqa: SIM115 (closed with the process)
+    process = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    wait_for_port(port, process)
+    return process
+
+
+@pytest.fixture(scope="session")
+def live_site(django_db_setup, django_db_blocker):
+    """A Daphne process serving the site on a free port, on the suite's test database."""
+    with django_db_blocker.unblock():
+        env = server_env()
+    port = free_port()
+    process = start_daphne(port, env)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is missing: .ci/run must install Debian's chromium package")
+        pytest.skip("no Chromium on this machine (apt-get install chromium chromium-driver)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=path,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def screenshot_dir() -> Path:
+    path = OUTPUT / "screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
