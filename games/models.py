@@ -1,0 +1,217 @@
+"""Tables, seats, games, hands, the move log and ratings.
+
+The engine state of the hand in play is kept on `Game.state` (the engine's `to_dict()`), but it
+is never the only record: every hand's deal is stored on `Hand` and every action on `Move`, so
+`engine.replay(deal, actions)` rebuilds any position (history, replays, audits, crash recovery).
+`Game.version` counts applied events; the row lock on `Game` plus this number make one writer
+per game.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class BotLevel(models.TextChoices):
+    PRINCIPIANTE = "principiante", _("Principiante")
+    MEDIO = "medio", _("Medio")
+    ESPERTO = "esperto", _("Esperto")
+
+
+class Table(models.Model):
+    """A table in the lobby: who may sit, with which rules, and where it stands."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("In attesa")
+        PLAYING = "playing", _("In corso")
+        FINISHED = "finished", _("Finita")
+        ABANDONED = "abandoned", _("Abbandonata")
+
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tables_created")
+    players = models.PositiveSmallIntegerField(choices=[(2, "2"), (4, "4")], default=2)
+    preset = models.CharField(max_length=20, default="classico")
+    # The engine's Ruleset.to_dict(): the single source of the rules this table plays.
+    options = models.JSONField(default=dict)
+    draw_seconds = models.PositiveSmallIntegerField(default=30)
+    play_seconds = models.PositiveSmallIntegerField(default=60)
+    disconnect_grace_seconds = models.PositiveSmallIntegerField(default=45)
+    rated = models.BooleanField(default=False)
+    private = models.BooleanField(default=False)
+    invite_token = models.CharField(max_length=32, default=new_invite_token, unique=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "private", "-created_at"], name="table_lobby_idx")]
+
+    def __str__(self) -> str:
+        return f"Tavolo {self.pk} ({self.players} giocatori, {self.get_status_display()})"
+
+
+class Seat(models.Model):
+    """One place at a table: a person, a computer player, or empty (neither)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+    )
+    bot_level = models.CharField(max_length=12, choices=BotLevel.choices, blank=True, default="")
+    # Live cover: the computer plays for a person who timed out twice or dropped ("Sono tornato"
+    # gives the seat back). Counted per match for rating fairness.
+    consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
+    covered_by_computer = models.BooleanField(default=False)
+    covered_moves = models.PositiveIntegerField(default=0)
+    own_moves = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="seat_unique_position"),
+            models.CheckConstraint(
+                condition=~(models.Q(user__isnull=False) & ~models.Q(bot_level="")),
+                name="seat_person_or_computer",
+            ),
+        ]
+        ordering = ["position"]
+
+    def __str__(self) -> str:
+        who = self.user.username if self.user_id else (self.bot_level or "—")
+        return f"Posto {self.position} del tavolo {self.table_id}: {who}"
+
+    @property
+    def side(self) -> int:
+        """Seats 0 and 2 are side 0, seats 1 and 3 side 1."""
+        return self.position % 2
+
+    @property
+    def is_computer(self) -> bool:
+        return bool(self.bot_level)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.user_id is None and not self.bot_level
+
+
+class Game(models.Model):
+    """The match played at a table: the hand in play, the running totals, the clock."""
+
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="game")
+    hand_number = models.PositiveSmallIntegerField(default=1)
+    state = models.JSONField(default=dict)  # engine Game.to_dict() of the hand in play
+    totals = models.JSONField(default=list)  # match totals per side, before the hand in play
+    version = models.PositiveIntegerField(default=0)
+    to_move = models.PositiveSmallIntegerField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    finished = models.BooleanField(default=False, db_index=True)
+    winner_side = models.SmallIntegerField(null=True, blank=True)  # None with finished = a draw
+    result = models.JSONField(default=dict, blank=True)
+    abandoned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"Partita del tavolo {self.table_id}, mano {self.hand_number}"
+
+
+class Hand(models.Model):
+    """One hand of a match: its deal (to replay it) and, once over, its scoring."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField()
+    deal = models.JSONField()  # engine Game.deal: hands, stock order, discard, pozzetti, first player
+    score = models.JSONField(null=True, blank=True)  # engine score() per side, once the hand is over
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="hand_unique_number")]
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"Mano {self.number} della partita {self.game_id}"
+
+
+class Move(models.Model):
+    """The append-only move log: one row per action the engine accepted."""
+
+    class Actor(models.TextChoices):
+        PERSON = "person", _("Giocatore")
+        COMPUTER = "computer", _("Computer")
+        TIMEOUT = "timeout", _("Tempo scaduto")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()  # the game version this move produced
+    hand_number = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField()
+    actor = models.CharField(max_length=10, choices=Actor.choices, default=Actor.PERSON)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="move_unique_seq")]
+        indexes = [models.Index(fields=["game", "hand_number", "seq"], name="move_hand_idx")]
+        ordering = ["seq"]
+
+    def __str__(self) -> str:
+        return f"Mossa {self.seq} della partita {self.game_id}"
+
+
+class RatingMode(models.TextChoices):
+    SINGLES = "2p", _("2 giocatori")
+    PAIRS = "4p", _("Coppie")
+
+
+class PlayerRating(models.Model):
+    """A player's current ELO in one mode, with the counts the leaderboard shows."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings")
+    mode = models.CharField(max_length=2, choices=RatingMode.choices)
+    rating = models.FloatField(default=1500.0)
+    peak = models.FloatField(default=1500.0)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "mode"], name="rating_unique_user_mode")]
+        indexes = [models.Index(fields=["mode", "-rating", "user"], name="rating_board_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.mode}: {self.rating:.0f}"
+
+
+class RatingChange(models.Model):
+    """Every change of a rating, kept so that the history can be recomputed."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    mode = models.CharField(max_length=2, choices=RatingMode.choices)
+    before = models.FloatField()
+    after = models.FloatField()
+    score = models.FloatField()  # 1 won, 0.5 drawn, 0 lost
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # Exactly once per finished match, even if the finish is retried.
+            models.UniqueConstraint(fields=["user", "game"], name="rating_change_once_per_game"),
+        ]
+        indexes = [models.Index(fields=["user", "mode", "created_at"], name="rating_change_user_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.mode}: {self.before:.0f} → {self.after:.0f}"
