@@ -1,12 +1,15 @@
-"""Site pages of the game: lobby, tables, history, leaderboards, rules."""
+"""Site pages of the game: lobby, tables, history, leaderboards, rules.
+
+Each feature owns a module in games/views/; a placeholder stands until its page exists.
+"""
 
 from django.urls import path
 
-from . import views
+from .views import placeholders
 
 urlpatterns = [
-    path("gioca/", views.lobby, name="lobby"),
-    path("storico/", views.history, name="history"),
-    path("classifiche/", views.leaderboards, name="leaderboards"),
-    path("regole/", views.rules, name="rules"),
+    path("gioca/", placeholders.lobby, name="lobby"),
+    path("storico/", placeholders.history, name="history"),
+    path("classifiche/", placeholders.leaderboards, name="leaderboards"),
+    path("regole/", placeholders.rules, name="rules"),
 ]
