@@ -1,0 +1,47 @@
+"""A random computer player: picks among the legal actions, preferring to meld and lay off.
+
+It is the baseline for tests and the benchmark, and a starting point for smarter players: it
+reads only what :meth:`Game.legal_actions` offers for its own seat.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .game import Game
+
+Action = dict[str, Any]
+
+
+def random_action(game: Game, seat: int, rng: random.Random,
+                  take_discards: float = 0.15, play: float = 0.9) -> Action:
+    """A legal action for ``seat``: in the draw phase the stock most of the time, then melds
+    and lay-offs while there are any (with probability ``play`` each time), then a discard.
+
+    >>> from games.engine import Ruleset
+    >>> g = Game.new(Ruleset.preset("classico"), rng=random.Random(3))
+    >>> random_action(g, g.to_move, random.Random(0))["type"] in ("draw", "take_discards")
+    True
+    """
+    legal = list(game.legal_actions(seat))
+    if not legal:
+        raise ValueError("no legal action for this seat")
+    if legal[0]["type"] in ("draw", "take_discards"):
+        if len(legal) > 1 and rng.random() < take_discards:
+            return legal[1]
+        return legal[0]
+    plays = [a for a in legal if a["type"] != "discard"]
+    if plays and rng.random() < play:
+        return rng.choice(plays)
+    discards = [a for a in legal if a["type"] == "discard"] or legal
+    return rng.choice(discards)
+
+
+def play_random_hand(game: Game, rng: random.Random, max_actions: int = 5000) -> Game:
+    """Play ``game`` to the end of the hand with :func:`random_action` for every seat."""
+    for _ in range(max_actions):
+        if game.hand_over:
+            return game
+        game.apply(game.to_move, random_action(game, game.to_move, rng))
+    raise RuntimeError("hand did not end")

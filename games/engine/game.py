@@ -1,0 +1,790 @@
+"""The game state machine: deal, turns, pozzetti, closing, stock exhaustion, scoring, matches.
+
+A game is its deal plus the actions applied to it: :attr:`Game.deal` and :attr:`Game.actions`
+are JSON-ready, and :func:`replay` rebuilds the live game from them. Every action is checked in
+full before anything changes, so a refused action (:class:`IllegalMove`) leaves the game as it
+was.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from .cards import Card, cards_text, full_deck, parse_cards
+from .errors import IllegalMove
+from .melds import Meld, check_meld, lay_off
+from .rules import END_AT_TWO, POZZETTO_BECOMES_STOCK, Ruleset
+
+HAND_SIZE = 11
+POZZETTO_SIZE = 11
+CLOSING_BONUS = 100
+POZZETTO_PENALTY = 100
+
+AVAILABLE = "available"
+TAKEN = "taken"
+BECAME_STOCK = "became_stock"
+
+DRAW = "draw"
+PLAY = "play"
+OVER = "over"
+
+ACTION_TYPES = ("draw", "take_discards", "meld", "lay_off", "discard")
+
+Action = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Where a match stands after (or during) one hand.
+
+    ``totals`` include the hand once it is over. ``finished`` tells whether the match is decided;
+    ``winner`` is the winning side (None for a tie of a single-hand table or while unfinished).
+    """
+
+    target: int | None
+    hand_number: int
+    totals: tuple[int, int]
+    finished: bool
+    winner: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"target": self.target, "hand_number": self.hand_number,
+                "totals": list(self.totals), "finished": self.finished, "winner": self.winner}
+
+
+def match_result(target: int | None, totals: Sequence[int]) -> tuple[bool, int | None]:
+    """Whether a match with these totals is over, and who won (RULES §10).
+
+    >>> match_result(None, [120, 120])         # single hand: a tie is possible
+    (True, None)
+    >>> match_result(505, [510, 300])
+    (True, 0)
+    >>> match_result(505, [600, 640])          # both passed: the higher total wins
+    (True, 1)
+    >>> match_result(505, [600, 600])          # exact tie: one more hand
+    (False, None)
+    """
+    a, b = totals
+    if target is None:
+        return True, (None if a == b else (0 if a > b else 1))
+    if max(a, b) >= target and a != b:
+        return True, (0 if a > b else 1)
+    return False, None
+
+
+def _copy(obj: Any) -> Any:
+    """Deep copy of JSON-like data (faster than copy.deepcopy)."""
+    if isinstance(obj, list):
+        return [_copy(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _copy(v) for k, v in obj.items()}
+    return obj
+
+
+def _texts_or_none(cards: list[Card] | None) -> list[str] | None:
+    return None if cards is None else [c.text for c in cards]
+
+
+def _cards_arg(value: Any) -> list[Card]:
+    if isinstance(value, str) or isinstance(value, (list, tuple)):
+        return parse_cards(value)
+    raise IllegalMove("bad_action")
+
+
+class Game:
+    """One hand of Burraco for 2 or 4 players (seats 0..n-1; seats 0 and 2 are side 0).
+
+    >>> g = Game.setup(Ruleset.preset("classico"), hands=["7H 8H 9H KD", "5S 5D QS"],
+    ...                stock="QC TS 4C 5C 6C", discard="QD", to_move=0)
+    >>> g.apply(0, {"type": "draw"})
+    >>> g.view(0)["hand"]
+    ['7H', '8H', '9H', 'KD', 'QC']
+    >>> g.apply(0, {"type": "meld", "cards": ["7H", "8H", "9H"]})
+    >>> g.apply(0, {"type": "discard", "card": "KD"})
+    >>> g.to_move, [str(c) for c in g.melds(0)[0].cards]
+    (1, ['7H', '8H', '9H'])
+    >>> replay(g.deal, g.actions) == g
+    True
+    """
+
+    __slots__ = ("ruleset", "players", "hands", "stock", "discard_pile", "pozzetti",
+                 "pozzetto_state", "table", "next_meld_id", "to_move", "phase", "picked",
+                 "last_round", "unplayed", "closed_by", "end_reason", "hand_number", "totals",
+                 "match_first", "_deal", "actions")
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def new(cls, ruleset: Ruleset, rng: random.Random | None = None, *,
+            first_player: int | None = None, totals: Sequence[int] = (0, 0),
+            hand_number: int = 0, match_first: int | None = None) -> Game:
+        """Shuffle and deal a hand (RULES §2).
+
+        ``rng`` defaults to :class:`secrets.SystemRandom` (pass ``random.Random(seed)`` in tests).
+        The first player of a match is drawn by lot; later hands rotate, see :meth:`next_hand`.
+
+        >>> g = Game.new(Ruleset.preset("classico", players=4), rng=random.Random(7))
+        >>> [len(h) for h in g.deal["hands"]], len(g.deal["stock"]), len(g.deal["discard"])
+        ([11, 11, 11, 11], 41, 1)
+        """
+        rng = rng or secrets.SystemRandom()
+        n = ruleset.players
+        deck = full_deck()
+        rng.shuffle(deck)
+        if match_first is None:
+            match_first = rng.randrange(n) if first_player is None else first_player
+        if first_player is None:
+            first_player = (match_first + hand_number) % n
+        texts = cards_text(deck)
+        hands = [texts[i * HAND_SIZE:(i + 1) * HAND_SIZE] for i in range(n)]
+        at = n * HAND_SIZE
+        pozzetti = [texts[at:at + POZZETTO_SIZE], texts[at + POZZETTO_SIZE:at + 2 * POZZETTO_SIZE]]
+        at += 2 * POZZETTO_SIZE
+        deal = {
+            "ruleset": ruleset.to_dict(), "hands": hands, "stock": texts[at + 1:],
+            "discard": [texts[at]], "pozzetti": pozzetti, "melds": [[], []],
+            "to_move": first_player, "hand_number": hand_number, "totals": list(totals),
+            "match_first": match_first,
+        }
+        return cls._from_deal(deal)
+
+    @classmethod
+    def setup(cls, ruleset: Ruleset, hands: Sequence[str | Sequence[str]],
+              stock: str | Sequence[str] = (), discard: str | Sequence[str] = (),
+              pozzetti: Sequence[str | Sequence[str] | None] | None = None,
+              melds: Sequence[Sequence[str | Sequence[str]]] | None = None,
+              to_move: int = 0, *, hand_number: int = 0, totals: Sequence[int] = (0, 0),
+              match_first: int | None = None) -> Game:
+        """An exact position: stock top card first, discard bottom first, pozzetti per side
+        (None = already taken), melds per side; seat ``to_move`` is about to draw.
+
+        Cards left out of the position simply do not exist in it (tests need small positions).
+        """
+        n = ruleset.players
+        if len(hands) != n or not (0 <= to_move < n):
+            raise IllegalMove("bad_position")
+        if pozzetti is None:
+            pozzetti = [None, None]
+        if melds is None:
+            melds = [[], []]
+        if len(pozzetti) != 2 or len(melds) != 2:
+            raise IllegalMove("bad_position")
+        deal = {
+            "ruleset": ruleset.to_dict(),
+            "hands": [cards_text(parse_cards(h)) for h in hands],
+            "stock": cards_text(parse_cards(stock)),
+            "discard": cards_text(parse_cards(discard)),
+            "pozzetti": [None if p is None else cards_text(parse_cards(p)) for p in pozzetti],
+            "melds": [[cards_text(parse_cards(m)) for m in side] for side in melds],
+            "to_move": to_move, "hand_number": hand_number, "totals": list(totals),
+            "match_first": (to_move - hand_number) % n if match_first is None else match_first,
+        }
+        return cls._from_deal(deal)
+
+    @classmethod
+    def _from_deal(cls, deal: dict[str, Any]) -> Game:
+        try:
+            ruleset = Ruleset.from_dict(deal["ruleset"])
+            g = cls.__new__(cls)
+            g.ruleset = ruleset
+            g.players = ruleset.players
+            g.hands = [parse_cards(h) for h in deal["hands"]]
+            g.stock = parse_cards(deal["stock"])[::-1]  # kept top-last so a draw is a pop()
+            g.discard_pile = parse_cards(deal["discard"])
+            g.pozzetti = [None if p is None else parse_cards(p) for p in deal["pozzetti"]]
+            g.pozzetto_state = [AVAILABLE if p is not None else TAKEN for p in g.pozzetti]
+            g.table = [[], []]
+            g.next_meld_id = 1
+            for side, side_melds in enumerate(deal["melds"]):
+                for cards in side_melds:
+                    m = check_meld(parse_cards(cards), ruleset)
+                    g.table[side].append(_with_id(m, g.next_meld_id))
+                    g.next_meld_id += 1
+            g.to_move = int(deal["to_move"])
+            g.phase = DRAW
+            g.picked = None
+            g.last_round = False
+            g.unplayed = [None, None]
+            g.closed_by = None
+            g.end_reason = None
+            g.hand_number = int(deal["hand_number"])
+            g.totals = (int(deal["totals"][0]), int(deal["totals"][1]))
+            g.match_first = int(deal["match_first"])
+            g._deal = _copy(deal)
+            g.actions = []
+        except IllegalMove:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise IllegalMove("bad_position") from None
+        if len(g.hands) != g.players or len(g.pozzetti) != 2 or not 0 <= g.to_move < g.players:
+            raise IllegalMove("bad_position")
+        g._check_card_counts()
+        g._start_turn()
+        return g
+
+    def _check_card_counts(self) -> None:
+        counts: dict[str, int] = {}
+        piles = [*self.hands, self.stock, self.discard_pile, *self.table[0], *self.table[1],
+                 *(p for p in self.pozzetti if p is not None)]
+        for pile in piles:
+            for c in (pile.cards if isinstance(pile, Meld) else pile):
+                counts[c.text] = counts.get(c.text, 0) + 1
+        for text, k in counts.items():
+            if k > (4 if text == "JK" else 2):
+                raise IllegalMove("bad_position")
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def deal(self) -> dict[str, Any]:
+        """The starting position, JSON-ready: replay(g.deal, g.actions) rebuilds the game."""
+        return _copy(self._deal)
+
+    @property
+    def hand_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def first_player(self) -> int:
+        return int(self._deal["to_move"])
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2
+
+    def melds(self, side: int) -> list[Meld]:
+        """The side's melds on the table, in the order they were opened."""
+        return list(self.table[side])
+
+    def hand(self, seat: int) -> list[Card]:
+        return list(self.hands[seat])
+
+    def has_burraco(self, side: int) -> bool:
+        return any(m.burraco for m in self.table[side])
+
+    def close_blocker(self, side: int) -> str | None:
+        """Why the side could not close now (a code), or None when it could (RULES §7)."""
+        if self.pozzetto_state[side] == AVAILABLE:
+            return "pozzetto_required_to_close"
+        if not self.has_burraco(side):
+            return "burraco_required"
+        return None
+
+    def score(self) -> list[dict[str, int]]:
+        """Per side: melds, burraco, closing, hand (<= 0), pozzetto (<= 0) and total (RULES §9).
+
+        While the hand is running this is the score as it would stand if it ended now,
+        except that a pozzetto taken with the discard still counts as taken.
+        """
+        over = self.phase == OVER
+        result = []
+        for side in (0, 1):
+            table = self.table[side]
+            melds = sum(m.points for m in table)
+            burraco = sum(m.bonus for m in table)
+            closing = CLOSING_BONUS if self.closed_by is not None and self.closed_by % 2 == side else 0
+            unplayed = self.unplayed[side] if (over and self.ruleset.pozzetto_must_be_played) else None
+            hand = 0
+            for seat in range(side, self.players, 2):
+                if seat != unplayed:  # an unplayed pozzetto's cards count for nobody
+                    hand -= sum(c.points for c in self.hands[seat])
+            taken = self.pozzetto_state[side] == TAKEN and unplayed is None
+            pozzetto = 0 if taken else -POZZETTO_PENALTY
+            result.append({"melds": melds, "burraco": burraco, "closing": closing, "hand": hand,
+                           "pozzetto": pozzetto,
+                           "total": melds + burraco + closing + hand + pozzetto})
+        return result
+
+    @property
+    def match(self) -> Match:
+        """The match after this hand (totals include the hand once it is over)."""
+        target = self.ruleset.target
+        if self.phase != OVER:
+            return Match(target, self.hand_number, self.totals, False, None)
+        s = self.score()
+        totals = (self.totals[0] + s[0]["total"], self.totals[1] + s[1]["total"])
+        finished, winner = match_result(target, totals)
+        return Match(target, self.hand_number, totals, finished, winner)
+
+    def next_hand(self, rng: random.Random | None = None) -> Game:
+        """Deal the next hand of the match: totals carried, first player rotated
+        (hand n starts with seat (first + n) mod players)."""
+        if self.phase != OVER:
+            raise IllegalMove("hand_not_over")
+        m = self.match
+        if m.finished:
+            raise IllegalMove("match_over")
+        return Game.new(self.ruleset, rng, totals=m.totals, hand_number=self.hand_number + 1,
+                        match_first=self.match_first)
+
+    # ------------------------------------------------------------------ views
+
+    def public_view(self) -> dict[str, Any]:
+        """What everybody at the table (and a spectator) may see: no hand's cards, no stock
+        order, no pozzetto contents."""
+        over = self.phase == OVER
+        view = {
+            "players": self.players,
+            "to_move": None if over else self.to_move,
+            "phase": self.phase,
+            "hand_counts": [len(h) for h in self.hands],
+            "stock_count": len(self.stock),
+            "discard": [c.text for c in self.discard_pile],
+            "melds": [[m.to_dict() for m in side] for side in self.table],
+            "pozzetti": list(self.pozzetto_state),
+            "picked_single_card": None if self.picked is None else self.picked.text,
+            "last_round": self.last_round,
+            "hand_over": over,
+            "end_reason": self.end_reason,
+            "closed_by": self.closed_by,
+            "score": self.score() if over else None,
+            "ruleset": self.ruleset.to_dict(),
+            "hand_number": self.hand_number,
+            "totals": list(self.totals),
+            "match": self.match.to_dict() if over else None,
+            "version": len(self.actions),
+        }
+        return view
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: :meth:`public_view` plus its own hand and what it may do."""
+        if not (isinstance(seat, int) and 0 <= seat < self.players):
+            raise IllegalMove("bad_action")
+        view = self.public_view()
+        side = seat % 2
+        my_turn = self.phase != OVER and seat == self.to_move
+        blocker = self.close_blocker(side)
+        view["seat"] = seat
+        view["side"] = side
+        view["hand"] = [c.text for c in self.hands[seat]]
+        view["my_turn"] = my_turn
+        view["can_close"] = blocker is None and self.phase != OVER
+        view["close_blocker"] = blocker
+        if not my_turn:
+            allowed: list[str] = []
+        elif self.phase == DRAW:
+            allowed = (["draw"] if self.stock else []) + (["take_discards"] if self.discard_pile else [])
+        else:
+            allowed = ["meld", "lay_off", "discard"]
+        view["allowed"] = allowed
+        return view
+
+    # ------------------------------------------------------------------ serialising
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole game, JSON-ready; :meth:`from_dict` restores it exactly."""
+        return {
+            "format": 1,
+            "deal": _copy(self._deal),
+            "actions": _copy(self.actions),
+            "state": {
+                "hands": [[c.text for c in h] for h in self.hands],
+                "stock": [c.text for c in reversed(self.stock)],
+                "discard": [c.text for c in self.discard_pile],
+                "pozzetti": [_texts_or_none(p) for p in self.pozzetti],
+                "pozzetto_state": list(self.pozzetto_state),
+                "melds": [[m.to_dict() | {"low": m.low, "suit": m.suit} for m in side]
+                          for side in self.table],
+                "next_meld_id": self.next_meld_id,
+                "to_move": self.to_move,
+                "phase": self.phase,
+                "picked": None if self.picked is None else self.picked.text,
+                "last_round": self.last_round,
+                "unplayed": list(self.unplayed),
+                "closed_by": self.closed_by,
+                "end_reason": self.end_reason,
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        try:
+            deal = data["deal"]
+            st = data["state"]
+            g = cls.__new__(cls)
+            g.ruleset = Ruleset.from_dict(deal["ruleset"])
+            g.players = g.ruleset.players
+            g.hands = [parse_cards(h) for h in st["hands"]]
+            g.stock = parse_cards(st["stock"])[::-1]
+            g.discard_pile = parse_cards(st["discard"])
+            g.pozzetti = [None if p is None else parse_cards(p) for p in st["pozzetti"]]
+            g.pozzetto_state = list(st["pozzetto_state"])
+            g.table = [[Meld(m["kind"], tuple(parse_cards(m["cards"])), m["burraco"], m["points"],
+                             m["wild"], m["low"], m["suit"], m["id"]) for m in side]
+                       for side in st["melds"]]
+            g.next_meld_id = st["next_meld_id"]
+            g.to_move = st["to_move"]
+            g.phase = st["phase"]
+            g.picked = None if st["picked"] is None else Card.parse(st["picked"])
+            g.last_round = st["last_round"]
+            g.unplayed = list(st["unplayed"])
+            g.closed_by = st["closed_by"]
+            g.end_reason = st["end_reason"]
+            g.hand_number = int(deal["hand_number"])
+            g.totals = (int(deal["totals"][0]), int(deal["totals"][1]))
+            g.match_first = int(deal["match_first"])
+            g._deal = _copy(deal)
+            g.actions = _copy(data["actions"])
+        except IllegalMove:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise IllegalMove("bad_position") from None
+        return g
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.ruleset.preset_name} {self.players}p hand {self.hand_number} "
+                f"to_move={self.to_move} phase={self.phase} actions={len(self.actions)}>")
+
+    # ------------------------------------------------------------------ playing
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Play ``action`` for ``seat``; raise :class:`IllegalMove` and change nothing if it is
+        not allowed. The action is recorded in :attr:`actions` in a canonical form."""
+        if not isinstance(action, dict):
+            raise IllegalMove("bad_action")
+        kind = action.get("type")
+        if kind not in ACTION_TYPES:
+            raise IllegalMove("bad_action")
+        if self.phase == OVER:
+            raise IllegalMove("hand_over")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+            raise IllegalMove("bad_action")
+        if seat != self.to_move:
+            raise IllegalMove("not_your_turn")
+        if kind == "draw" or kind == "take_discards":
+            if self.phase != DRAW:
+                raise IllegalMove("already_drawn")
+            record = self._draw(seat) if kind == "draw" else self._take_discards(seat)
+        else:
+            if self.phase == DRAW:
+                raise IllegalMove("must_draw_first")
+            if kind == "meld":
+                record = self._meld(seat, action)
+            elif kind == "lay_off":
+                record = self._lay_off(seat, action)
+            else:
+                record = self._discard(seat, action)
+        self.actions.append(record)
+
+    def _draw(self, seat: int) -> Action:
+        if not self.stock:
+            raise IllegalMove("stock_empty")
+        self.hands[seat].append(self.stock.pop())
+        if self.ruleset.stock_exhausted == END_AT_TWO and len(self.stock) <= 2:
+            self.last_round = True  # the hand ends after this player's discard
+        self.phase = PLAY
+        return {"type": "draw"}
+
+    def _take_discards(self, seat: int) -> Action:
+        pile = self.discard_pile
+        if not pile:
+            raise IllegalMove("discard_pile_empty")
+        self.picked = pile[0] if len(pile) == 1 else None
+        self.hands[seat].extend(pile)
+        self.discard_pile = []
+        self.phase = PLAY
+        return {"type": "take_discards"}
+
+    def _remove_from_hand(self, seat: int, cards: list[Card]) -> list[Card]:
+        rest = list(self.hands[seat])
+        for c in cards:
+            try:
+                rest.remove(c)
+            except ValueError:
+                raise IllegalMove("card_not_in_hand") from None
+        return rest
+
+    def _after_play(self, seat: int, rest: list[Card], burraco_after: bool) -> str:
+        """Check what a meld or lay-off leaves in hand (RULES §3, §6, §7); say what follows:
+        'play' on, take the pozzetto 'in diretta', or 'close'."""
+        n = len(rest)
+        if n > 1:
+            return "play"
+        side = seat % 2
+        done = self.pozzetto_state[side] != AVAILABLE
+        if n == 0:
+            if not done:
+                return "pozzetto"
+            if not self.ruleset.close_by_melding:
+                raise IllegalMove("cannot_meld_all_after_pozzetto")
+            if not burraco_after:
+                raise IllegalMove("burraco_required")
+            return "close"
+        last = rest[0]
+        if self.picked is not None and last == self.picked:
+            raise IllegalMove("last_card_from_discard")
+        if done:
+            if last.is_wild:
+                raise IllegalMove("single_wild_left")
+            if not burraco_after:
+                raise IllegalMove("single_card_without_burraco")
+        return "play"
+
+    def _meld(self, seat: int, action: Action) -> Action:
+        cards = _cards_arg(action.get("cards"))
+        rest = self._remove_from_hand(seat, cards)
+        meld = check_meld(cards, self.ruleset)
+        side = seat % 2
+        if meld.kind == "set" and any(m.kind == "set" and m.low == meld.low
+                                      for m in self.table[side]):
+            raise IllegalMove("duplicate_set")
+        outcome = self._after_play(seat, rest, meld.burraco is not None or self.has_burraco(side))
+        self.table[side].append(_with_id(meld, self.next_meld_id))
+        self.next_meld_id += 1
+        self._finish_play(seat, rest, outcome)
+        return {"type": "meld", "cards": cards_text(cards)}
+
+    def _lay_off(self, seat: int, action: Action) -> Action:
+        meld_id = action.get("meld")
+        if "card" in action and "cards" not in action:
+            cards = _cards_arg([action["card"]])
+        else:
+            cards = _cards_arg(action.get("cards"))
+        if not isinstance(meld_id, int) or isinstance(meld_id, bool):
+            raise IllegalMove("bad_action")
+        side = seat % 2
+        table = self.table[side]
+        index = next((i for i, m in enumerate(table) if m.id == meld_id), None)
+        if index is None:
+            raise IllegalMove("unknown_meld")
+        rest = self._remove_from_hand(seat, cards)
+        new = lay_off(table[index], cards, self.ruleset)
+        burraco_after = new.burraco is not None or any(
+            m.burraco for i, m in enumerate(table) if i != index)
+        outcome = self._after_play(seat, rest, burraco_after)
+        table[index] = new
+        self._finish_play(seat, rest, outcome)
+        return {"type": "lay_off", "meld": meld_id, "cards": cards_text(cards)}
+
+    def _finish_play(self, seat: int, rest: list[Card], outcome: str) -> None:
+        side = seat % 2
+        if outcome == "pozzetto":  # in diretta: take it and play on without drawing
+            self.hands[seat] = self.pozzetti[side]
+            self.pozzetti[side] = None
+            self.pozzetto_state[side] = TAKEN
+            self.picked = None
+            return
+        self.hands[seat] = rest
+        if outcome == "close":
+            self.closed_by = seat
+            self._end("closed")
+
+    def _discard(self, seat: int, action: Action) -> Action:
+        text = action.get("card")
+        if not isinstance(text, str):
+            raise IllegalMove("bad_action")
+        card = Card.parse(text)
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalMove("card_not_in_hand")
+        if self.picked is not None and card == self.picked and hand.count(card) == 1:
+            raise IllegalMove("discard_picked_card")
+        side = seat % 2
+        record = {"type": "discard", "card": card.text}
+        if len(hand) == 1:
+            if self.pozzetto_state[side] == AVAILABLE:  # con lo scarto: play it next turn
+                self.discard_pile.append(card)
+                self.hands[seat] = self.pozzetti[side]
+                self.pozzetti[side] = None
+                self.pozzetto_state[side] = TAKEN
+                self.unplayed[side] = seat
+            else:
+                if not self.has_burraco(side):
+                    raise IllegalMove("burraco_required")
+                if card.is_wild:
+                    raise IllegalMove("wild_closing_discard")
+                self.discard_pile.append(card)
+                hand.clear()
+                self.closed_by = seat
+                self._end("closed")
+                return record
+        else:
+            hand.remove(card)
+            self.discard_pile.append(card)
+        if self.last_round:
+            self._end("stock_exhausted")
+        else:
+            self._next_turn()
+        return record
+
+    def _next_turn(self) -> None:
+        self.to_move = (self.to_move + 1) % self.players
+        self.phase = DRAW
+        self.picked = None
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        side = self.to_move % 2
+        if self.unplayed[side] == self.to_move:
+            self.unplayed[side] = None  # the pozzetto reached its owner's turn: it counts
+        if self.stock:
+            return
+        if self.ruleset.stock_exhausted == POZZETTO_BECOMES_STOCK:
+            for s in (side, 1 - side):  # the drawing side's own pozzetto first
+                if self.pozzetto_state[s] == AVAILABLE:
+                    self.stock = self.pozzetti[s][::-1]
+                    self.pozzetti[s] = None
+                    self.pozzetto_state[s] = BECAME_STOCK
+                    return
+        self._end("stock_exhausted")
+
+    def _end(self, reason: str) -> None:
+        self.phase = OVER
+        self.end_reason = reason
+        self.picked = None
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self, seat: int) -> Iterator[Action]:
+        """Every draw, every discard, every legal meld of 3 cards from the hand and every legal
+        single-card lay-off for ``seat`` (nothing when it is not that seat's turn)."""
+        if self.phase == OVER or seat != self.to_move:
+            return
+        if self.phase == DRAW:
+            if self.stock:
+                yield {"type": "draw"}
+            if self.discard_pile:
+                yield {"type": "take_discards"}
+            return
+        hand = self.hands[seat]
+        side = seat % 2
+        distinct: dict[str, Card] = {}
+        counts: dict[str, int] = {}
+        for c in hand:
+            distinct.setdefault(c.text, c)
+            counts[c.text] = counts.get(c.text, 0) + 1
+        size = len(hand)
+        ruleset = self.ruleset
+        table = self.table[side]
+        side_burraco = self.has_burraco(side)
+        # Lay-offs, one card at a time.
+        for index, meld in enumerate(table):
+            for c in distinct.values():
+                if not meld.could_take(c):
+                    continue
+                try:
+                    new = lay_off(meld, [c], ruleset)
+                except IllegalMove:
+                    continue
+                if size <= 2:
+                    rest = list(hand)
+                    rest.remove(c)
+                    after = new.burraco is not None or any(
+                        m.burraco for i, m in enumerate(table) if i != index)
+                    try:
+                        self._after_play(seat, rest, after)
+                    except IllegalMove:
+                        continue
+                yield {"type": "lay_off", "meld": meld.id, "cards": [c.text]}
+        # New melds of three cards.
+        if size >= 3:
+            set_ranks = {m.low for m in table if m.kind == "set"}
+            for meld in _three_card_melds(distinct, counts, ruleset):
+                if meld.kind == "set" and meld.low in set_ranks:
+                    continue
+                if size <= 4:
+                    rest = list(hand)
+                    for c in meld.cards:
+                        rest.remove(c)
+                    try:
+                        self._after_play(seat, rest, side_burraco)
+                    except IllegalMove:
+                        continue
+                yield {"type": "meld", "cards": meld.texts()}
+        # Discards.
+        picked = self.picked
+        for text, c in distinct.items():
+            if picked is not None and c == picked and counts[text] == 1:
+                continue
+            if size == 1 and self.pozzetto_state[side] != AVAILABLE and (
+                    not side_burraco or c.is_wild):
+                continue
+            yield {"type": "discard", "card": text}
+
+
+def _with_id(meld: Meld, meld_id: int) -> Meld:
+    return Meld(meld.kind, meld.cards, meld.burraco, meld.points, meld.wild, meld.low, meld.suit,
+                meld_id)
+
+
+def _three_card_melds(distinct: dict[str, Card], counts: dict[str, int],
+                      ruleset: Ruleset) -> Iterator[Meld]:
+    """Every distinct legal meld of three cards that these cards allow (as laid)."""
+    wilds = [c for c in distinct.values() if c.is_wild]
+    seen: set[tuple[str, ...]] = set()
+    candidates: list[list[Card]] = []
+    by_rank: dict[int, list[Card]] = {}
+    by_suit: dict[str, dict[int, Card]] = {}
+    for text, c in distinct.items():
+        r = c.rank
+        if r == 0:
+            continue
+        if r != 2:
+            by_rank.setdefault(r, []).extend([c] * counts[text])
+        positions = by_suit.setdefault(c.suit, {})
+        if r == 1:
+            positions[1] = c
+            positions[14] = c
+        else:
+            positions[r] = c
+    for same in by_rank.values():
+        if len(same) >= 3:
+            candidates.extend(list(t) for t in set(combinations(same, 3)))
+        if len(same) >= 2 and wilds:
+            for pair in set(combinations(same, 2)):
+                candidates.extend([pair[0], pair[1], w] for w in wilds)
+    for positions in by_suit.values():
+        if len(positions) < 2:
+            continue
+        for start in range(1, 13):
+            window = [positions.get(start), positions.get(start + 1), positions.get(start + 2)]
+            missing = window.count(None)
+            if missing > 1:
+                continue
+            if missing == 0:
+                candidates.append(list(window))
+            for i in range(3):
+                if missing and window[i] is not None:
+                    continue
+                for w in wilds:
+                    trio = list(window)
+                    trio[i] = w
+                    candidates.append(trio)
+    for trio in candidates:
+        try:
+            meld = check_meld(trio, ruleset)
+        except IllegalMove:
+            continue
+        key = tuple(c.text for c in meld.cards)
+        if key in seen:
+            continue
+        if len(set(key)) < 3 and any(key.count(t) > counts[t] for t in key):
+            continue  # the same card used twice (a 2 as natural and as wild)
+        if key not in seen:
+            seen.add(key)
+            yield meld
+
+
+def replay(deal: dict[str, Any], actions: Sequence[Action]) -> Game:
+    """Rebuild a game from its deal and its actions (each played by the seat to move).
+
+    >>> g = Game.new(Ruleset.preset("mano_unica"), rng=random.Random(1))
+    >>> g.apply(g.to_move, {"type": "draw"})
+    >>> replay(g.deal, g.actions) == g
+    True
+    """
+    g = Game._from_deal(deal)
+    for action in actions:
+        g.apply(g.to_move, action)
+    return g

@@ -1,0 +1,332 @@
+"""Melds (giochi): reading a group of cards as a sequence or a set, and laying off onto one.
+
+A meld holds at most one card acting as a wild. A 2 of a sequence's own suit standing in its
+natural place next to a real 3 is a natural card; where a 2 can be read either way it is read as
+natural (the reading with fewest wilds), so a clean meld stays clean (RULES §4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from .cards import Card, parse_cards
+from .errors import IllegalMove
+from .rules import Ruleset
+
+BURRACO_BONUS: dict[str, int] = {"pulito": 200, "semipulito": 150, "sporco": 100}
+MAX_MELD = 14
+
+# Where a wild goes when the naturals leave no gap for it.
+TOP = 0
+BOTTOM = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A meld on the table (or a candidate checked by :func:`check_meld`).
+
+    ``cards`` are as laid: a sequence from low to high with the wild in the place it stands for.
+    ``wild`` is the index in ``cards`` of the card acting as a wild (None when clean).
+    ``low`` is the position of ``cards[0]`` in a sequence (1 = low ace, 14 = high ace) and the
+    rank of a set; ``suit`` is the sequence's suit ('' for a set).
+
+    >>> m = check_meld(parse_cards("3H 4H JK 6H"))
+    >>> m.kind, [str(c) for c in m.cards], m.wild, m.burraco, m.points
+    ('sequence', ['3H', '4H', 'JK', '6H'], 2, None, 45)
+    """
+
+    kind: str
+    cards: tuple[Card, ...]
+    burraco: str | None
+    points: int
+    wild: int | None
+    low: int
+    suit: str
+    id: int = 0
+
+    @property
+    def high(self) -> int:
+        """Position of the last card of a sequence (14 = high ace)."""
+        return self.low + len(self.cards) - 1
+
+    @property
+    def wild_card(self) -> Card | None:
+        return None if self.wild is None else self.cards[self.wild]
+
+    @property
+    def bonus(self) -> int:
+        return BURRACO_BONUS[self.burraco] if self.burraco else 0
+
+    def texts(self) -> list[str]:
+        return [c.text for c in self.cards]
+
+    def to_dict(self) -> dict:
+        """JSON-ready description, as views and saved games carry it."""
+        return {"id": self.id, "kind": self.kind, "cards": [c.text for c in self.cards],
+                "burraco": self.burraco, "points": self.points, "wild": self.wild}
+
+    def could_take(self, card: Card) -> bool:
+        """Cheap pre-check for a single-card lay-off (no false negatives); confirm with
+        :func:`lay_off`."""
+        if self.kind == "set":
+            return card.rank == self.low or (card.is_wild and self.wild is None)
+        if len(self.cards) >= MAX_MELD:
+            return False
+        rank = card.rank
+        if rank == 0:
+            return self.wild is None
+        if rank == 2:
+            return self.wild is None or (card.suit == self.suit and (
+                self.low == 3 or self.low + self.wild == 2))
+        if card.suit != self.suit:
+            return False
+        low, high = self.low, self.high
+        wild_pos = -5 if self.wild is None else low + self.wild
+        if rank == 1:
+            return low == 2 or high == 13 or wild_pos in (1, 14)
+        return rank == low - 1 or rank == high + 1 or rank == wild_pos
+
+
+def burraco_kind(kind: str, size: int, wild: int | None, ruleset: Ruleset) -> str | None:
+    """Which burraco a meld is, if any (RULES §5).
+
+    >>> burraco_kind("sequence", 8, 7, Ruleset.preset(semipulito=True))
+    'semipulito'
+    >>> burraco_kind("sequence", 8, 3, Ruleset.preset(semipulito=True))
+    'sporco'
+    >>> burraco_kind("set", 7, None, Ruleset.preset("testa_a_testa")) is None
+    True
+    """
+    if size < 7 or (kind == "set" and not ruleset.burraco_sets):
+        return None
+    if wild is None:
+        return "pulito"
+    if kind == "sequence" and ruleset.semipulito and size >= 8 and wild in (0, size - 1):
+        return "semipulito"
+    return "sporco"
+
+
+_DEFAULT_RULES = Ruleset()
+
+
+def check_meld(cards: Iterable[Card | str] | str, ruleset: Ruleset | None = None) -> Meld:
+    """Read cards as a new meld, or raise :class:`IllegalMove` with the reason.
+
+    Where the naturals leave no gap, the wild goes on top, or at the bottom if it is listed
+    first (or if the top is a high ace).
+
+    >>> [str(c) for c in check_meld("KH AH 2H").cards]   # the 2 stands for the queen
+    ['2H', 'KH', 'AH']
+    >>> check_meld("AH 2H 3H").wild is None                # natural 2: clean
+    True
+    >>> check_meld("AH 2H JK")
+    Traceback (most recent call last):
+    ...
+    games.engine.errors.IllegalMove: joker_and_pinella: Con un Joker è ammessa al massimo una pinella
+    >>> check_meld("5H 5S JK").kind
+    'set'
+    """
+    given = parse_cards(cards)
+    ruleset = ruleset or _DEFAULT_RULES
+    size = len(given)
+    if size < 3 or size > MAX_MELD:
+        raise IllegalMove("meld_size")
+    plain: list[Card] = []
+    twos: list[Card] = []
+    jokers: list[Card] = []
+    for c in given:
+        r = c.rank
+        if r == 0:
+            jokers.append(c)
+        elif r == 2:
+            twos.append(c)
+        else:
+            plain.append(c)
+    if not plain:
+        raise IllegalMove("only_wilds" if jokers else "set_of_twos")
+    first = plain[0]
+    same_rank = all(c.rank == first.rank for c in plain)
+    if same_rank and not (len(plain) == 1 and first.rank == 3
+                          and any(t.suit == first.suit for t in twos)):
+        return _read_set(plain, twos, jokers, None, False, ruleset)
+    if any(c.suit != first.suit for c in plain):
+        distinct = len({c.rank for c in plain}) == len(plain)
+        raise IllegalMove("mixed_suits" if distinct else "not_homogeneous")
+    prefer = BOTTOM if (given[0].is_wild and not given[-1].is_wild) else TOP
+    return _read_sequence(plain, twos, jokers, None, prefer, False, False, ruleset)
+
+
+def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -> Meld:
+    """The meld after laying off ``cards`` (same id), or raise :class:`IllegalMove`.
+
+    The wild already in the meld stays a wild; when its natural card arrives it slides to the
+    top end (the bottom end when the top is a high ace).
+
+    >>> m = check_meld("3H 4H JK 6H 7H 8H 9H")
+    >>> m.burraco
+    'sporco'
+    >>> [str(c) for c in lay_off(m, parse_cards("5H")).cards]
+    ['3H', '4H', '5H', '6H', '7H', '8H', '9H', 'JK']
+    """
+    ruleset = ruleset or _DEFAULT_RULES
+    if not cards:
+        raise IllegalMove("bad_action")
+    if len(meld.cards) + len(cards) > MAX_MELD:
+        raise IllegalMove("meld_size")
+    forced = meld.wild_card
+    plain: list[Card] = []
+    twos: list[Card] = []
+    jokers: list[Card] = []
+    for i, c in enumerate(meld.cards):
+        if i != meld.wild:
+            (twos if c.rank == 2 else plain).append(c)
+    has_natural_two = bool(twos)  # in a meld on the table a non-wild 2 is a natural 2
+    for c in cards:
+        r = c.rank
+        if r == 0:
+            jokers.append(c)
+        elif r == 2:
+            twos.append(c)
+        else:
+            plain.append(c)
+    if meld.kind == "set":
+        new = _read_set(plain, twos, jokers, forced, True, ruleset)
+    else:
+        if any(c.suit != meld.suit for c in plain):
+            raise IllegalMove("mixed_suits")
+        prefer = TOP if meld.wild is None else meld.low + meld.wild
+        new = _read_sequence(plain, twos, jokers, forced, prefer, True, has_natural_two, ruleset)
+    return replace(new, id=meld.id)
+
+
+def _read_set(plain: list[Card], twos: list[Card], jokers: list[Card], forced: Card | None,
+              laying: bool, ruleset: Ruleset) -> Meld:
+    rank = plain[0].rank
+    for c in plain:
+        if c.rank != rank:
+            raise IllegalMove("not_homogeneous")
+    wilds = jokers + twos
+    if forced is not None:
+        wilds.append(forced)
+    if len(wilds) > 1:
+        n_jokers = sum(1 for w in wilds if w.rank == 0)
+        if n_jokers > 1:
+            raise IllegalMove("one_joker_only")
+        if len(wilds) - n_jokers > 2:
+            raise IllegalMove("too_many_pinelle")
+        if n_jokers:
+            raise IllegalMove("joker_and_pinella")
+        raise IllegalMove("pinella_cannot_heal" if laying and forced is not None else "two_wilds")
+    if wilds:
+        laid = tuple(plain) + (wilds[0],)
+        wild = len(plain)
+    else:
+        laid = tuple(plain)
+        wild = None
+    size = len(laid)
+    return Meld("set", laid, burraco_kind("set", size, wild, ruleset),
+                sum(c.points for c in laid), wild, rank, "")
+
+
+def _read_sequence(plain: list[Card], twos: list[Card], jokers: list[Card], forced: Card | None,
+                   prefer: int, laying: bool, natural_two_fixed: bool, ruleset: Ruleset) -> Meld:
+    suit = plain[0].suit
+    n_jokers = len(jokers) + (forced is not None and forced.rank == 0)
+    if n_jokers > 1:
+        raise IllegalMove("one_joker_only")
+    if len(twos) + (forced is not None and forced.rank == 2) > 2:
+        raise IllegalMove("too_many_pinelle")
+    # A 2 can be natural only in its own suit next to a real 3 of that suit.
+    natural_two = None
+    if any(c.rank == 3 for c in plain):
+        for t in twos:
+            if t.suit == suit:
+                natural_two = t
+                break
+    if natural_two is not None:
+        others = list(twos)
+        others.remove(natural_two)
+        try:
+            return _place(plain, natural_two, others, jokers, forced, prefer, laying, ruleset)
+        except IllegalMove:
+            if natural_two_fixed:
+                raise
+            # Read as natural where possible; otherwise try the 2 as the wild.
+            try:
+                return _place(plain, None, twos, jokers, forced, prefer, laying, ruleset)
+            except IllegalMove:
+                pass
+            raise
+    return _place(plain, None, twos, jokers, forced, prefer, laying, ruleset)
+
+
+def _place(plain: list[Card], natural_two: Card | None, wild_twos: list[Card],
+           jokers: list[Card], forced: Card | None, prefer: int, laying: bool,
+           ruleset: Ruleset) -> Meld:
+    suit = plain[0].suit
+    wilds = jokers + wild_twos
+    if forced is not None:
+        wilds.append(forced)
+    if len(wilds) > 1:
+        if any(w.rank == 0 for w in wilds):
+            raise IllegalMove("joker_and_pinella")
+        if laying and forced is not None:
+            raise IllegalMove("pinella_cannot_heal")
+        if all(w.suit != suit for w in wilds):
+            raise IllegalMove("pinella_wrong_suit")
+        raise IllegalMove("two_wilds")
+    # Positions: 1 = low ace, 2..13, 14 = high ace.
+    by_pos: dict[int, Card] = {}
+    aces: list[Card] = []
+    for c in plain:
+        r = c.rank
+        if r == 1:
+            aces.append(c)
+        elif r in by_pos:
+            raise IllegalMove("duplicate_rank")
+        else:
+            by_pos[r] = c
+    if natural_two is not None:
+        by_pos[2] = natural_two
+    if aces:
+        if len(aces) > 2:
+            raise IllegalMove("duplicate_rank")
+        if len(aces) == 2:
+            by_pos[1] = aces[0]
+            by_pos[14] = aces[1]
+        elif not by_pos:
+            by_pos[1] = aces[0]
+        else:
+            # The ace goes low or high, whichever keeps the run shorter.
+            lo, hi = min(by_pos), max(by_pos)
+            by_pos[1 if hi - 1 <= 14 - lo else 14] = aces[0]
+    positions = sorted(by_pos)
+    first, last = positions[0], positions[-1]
+    n_wild = len(wilds)
+    gaps = last - first + 1 - len(positions)
+    if gaps > n_wild:
+        widest = max(b - a for a, b in zip(positions, positions[1:], strict=False)) - 1
+        raise IllegalMove("gap_too_large" if widest > n_wild else "not_enough_wilds")
+    if len(positions) + n_wild > MAX_MELD:
+        raise IllegalMove("meld_size")
+    wild_pos = None
+    if n_wild:
+        if gaps:
+            wild_pos = next(p for p in range(first + 1, last) if p not in by_pos)
+        else:
+            top = last + 1 if last < 14 else None
+            bottom = first - 1 if first > 1 else None
+            if prefer > 0 and prefer in (top, bottom):
+                wild_pos = prefer
+            elif prefer == BOTTOM and bottom is not None:
+                wild_pos = bottom
+            else:
+                wild_pos = top if top is not None else bottom
+        by_pos[wild_pos] = wilds[0]
+        first = min(first, wild_pos)
+        last = max(last, wild_pos)
+    laid = tuple(by_pos[p] for p in range(first, last + 1))
+    wild = None if wild_pos is None else wild_pos - first
+    return Meld("sequence", laid, burraco_kind("sequence", len(laid), wild, ruleset),
+                sum(c.points for c in laid), wild, first, suit)

@@ -1,0 +1,132 @@
+"""Table options (RULES.md section 11) and the three presets.
+
+Options and presets are plain data here so the site's rules pages and lobby forms render them
+from the engine and cannot drift from what the engine plays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from .errors import IllegalMove
+
+END_AT_TWO = "end_at_two"
+POZZETTO_BECOMES_STOCK = "pozzetto_becomes_stock"
+TARGETS = (None, 505, 1005, 2005)
+
+# One entry per option: its values and a short Italian label for forms and rules pages.
+OPTIONS: tuple[dict[str, Any], ...] = (
+    {"name": "players", "values": [2, 4], "label": "Giocatori (4 = due coppie)"},
+    {"name": "target", "values": list(TARGETS),
+     "label": "Punteggio da raggiungere (nessuno = una sola mano)"},
+    {"name": "semipulito", "values": [False, True],
+     "label": "Burraco semipulito da 150 punti"},
+    {"name": "close_by_melding", "values": [False, True],
+     "label": "Chiusura anche calando l'ultima carta, senza scarto"},
+    {"name": "stock_exhausted", "values": [END_AT_TWO, POZZETTO_BECOMES_STOCK],
+     "label": "Tallone finito: mano chiusa a due carte, oppure il pozzetto diventa tallone"},
+    {"name": "burraco_sets", "values": [True, False],
+     "label": "Anche un tris di 7 o più carte è burraco"},
+    {"name": "pozzetto_must_be_played", "values": [False, True],
+     "label": "Il pozzetto preso con lo scarto conta solo se si arriva a giocarlo"},
+    {"name": "draw_seconds", "values": "int", "label": "Secondi per pescare"},
+    {"name": "play_seconds", "values": "int", "label": "Secondi per il resto del turno"},
+    {"name": "grace_seconds", "values": "int",
+     "label": "Secondi di assenza prima che giochi il computer"},
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """The options a table is played with. Build one with :meth:`preset`.
+
+    The timers are carried for the site (the engine itself has no clock).
+
+    >>> r = Ruleset.preset("classico", players=4, semipulito=True)
+    >>> r.players, r.target, r.semipulito, r.stock_exhausted
+    (4, 2005, True, 'end_at_two')
+    >>> Ruleset.from_dict(r.to_dict()) == r
+    True
+    >>> Ruleset.preset("mano_unica").close_by_melding
+    True
+    """
+
+    preset_name: str = "classico"
+    players: int = 2
+    target: int | None = 2005
+    semipulito: bool = False
+    close_by_melding: bool = False
+    stock_exhausted: str = END_AT_TWO
+    burraco_sets: bool = True
+    pozzetto_must_be_played: bool = False
+    draw_seconds: int = 30
+    play_seconds: int = 60
+    grace_seconds: int = 45
+
+    def __post_init__(self) -> None:
+        ok = (
+            self.players in (2, 4)
+            and self.target in TARGETS
+            and self.stock_exhausted in (END_AT_TWO, POZZETTO_BECOMES_STOCK)
+            and all(isinstance(getattr(self, name), bool) for name in _FLAGS)
+            and all(isinstance(getattr(self, name), int) and getattr(self, name) > 0
+                    for name in _TIMERS)
+        )
+        if not ok:
+            raise IllegalMove("bad_option")
+
+    @classmethod
+    def preset(cls, name: str = "classico", **overrides: Any) -> Ruleset:
+        """A preset of RULES §11 with keyword overrides (``players=4``, ``target=505`` …)."""
+        try:
+            base = PRESETS[name]
+        except KeyError:
+            raise IllegalMove("bad_option") from None
+        unknown = set(overrides) - set(_FIELDS)
+        if unknown or "preset_name" in overrides:
+            raise IllegalMove("bad_option")
+        return replace(base, **overrides)
+
+    @property
+    def sides(self) -> int:
+        return 2
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready options; ``preset`` names the preset they started from."""
+        d = asdict(self)
+        d["preset"] = d.pop("preset_name")
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Ruleset:
+        data = dict(data)
+        name = data.pop("preset", "classico")
+        if name not in PRESETS or set(data) - set(_FIELDS):
+            raise IllegalMove("bad_option")
+        return replace(PRESETS[name], **data)
+
+
+_FLAGS = ("semipulito", "close_by_melding", "burraco_sets", "pozzetto_must_be_played")
+_TIMERS = ("draw_seconds", "play_seconds", "grace_seconds")
+_FIELDS = tuple(f for f in Ruleset.__dataclass_fields__ if f != "preset_name")
+
+PRESETS: dict[str, Ruleset] = {
+    # Italian club rules (003): 2 or 4 players, a match to 2005.
+    "classico": Ruleset("classico"),
+    # One-against-one single hand (000): close by melding, pozzetto turns into stock.
+    "mano_unica": Ruleset("mano_unica", target=None, close_by_melding=True,
+                          stock_exhausted=POZZETTO_BECOMES_STOCK),
+    # Testa a testa (002): single hand, only sequences make a burraco, pozzetto must be played.
+    "testa_a_testa": Ruleset("testa_a_testa", target=None, burraco_sets=False,
+                             pozzetto_must_be_played=True),
+}
+
+
+def presets_table() -> list[dict[str, Any]]:
+    """Every preset as a dict, for the rules pages.
+
+    >>> [p["preset"] for p in presets_table()]
+    ['classico', 'mano_unica', 'testa_a_testa']
+    """
+    return [p.to_dict() for p in PRESETS.values()]
