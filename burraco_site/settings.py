@@ -8,6 +8,7 @@ production DATABASE_URL and REDIS_URL switch to PostgreSQL and Redis; see the RE
 from __future__ import annotations
 
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -113,8 +114,9 @@ else:
                 "timeout": 20,
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
-            # A file, not memory, so that a live server process in the tests sees the same data.
-            "TEST": {"NAME": str(BASE_DIR / "test_db.sqlite3")},
+            # A file, not memory, so that a live server process in the tests sees the same data;
+            # one per test run so that parallel runs do not share it.
+            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"burraco-test-{os.getpid()}.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -182,17 +184,18 @@ AXES_VERBOSE = False
 AXES_HANDLER = os.environ.get("AXES_HANDLER", "axes.handlers.database.AxesDatabaseHandler")
 
 # --- E-mail -------------------------------------------------------------------------------
-# Console by default (reset links appear in the server's output); SMTP once EMAIL_HOST is set.
-if os.environ.get("EMAIL_HOST"):
+# In development the console (reset links appear in the server's output); in production, or
+# whenever EMAIL_HOST is set, SMTP.
+if os.environ.get("EMAIL_HOST") or not DEBUG:
     MAILERS = {
         "default": {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
-                "host": os.environ["EMAIL_HOST"],
-                "port": int(os.environ.get("EMAIL_PORT", "587")),
+                "host": os.environ.get("EMAIL_HOST", "localhost"),
+                "port": int(os.environ.get("EMAIL_PORT", "587" if os.environ.get("EMAIL_HOST") else "25")),
                 "username": os.environ.get("EMAIL_HOST_USER", ""),
                 "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
-                "use_tls": env_bool("EMAIL_USE_TLS", True),
+                "use_tls": env_bool("EMAIL_USE_TLS", bool(os.environ.get("EMAIL_HOST"))),
                 "use_ssl": env_bool("EMAIL_USE_SSL", False),
                 "timeout": 20,
             },
@@ -236,7 +239,7 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
-SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

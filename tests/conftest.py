@@ -45,6 +45,7 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     from django.db import connection
 
     env = dict(os.environ)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # only the test process itself needs it
     env["DJANGO_SETTINGS_MODULE"] = "burraco_site.settings"
     env["DEBUG"] = "1"
     settings_dict = connection.settings_dict
