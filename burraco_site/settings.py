@@ -151,6 +151,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep the server's own logging as configured below
 
 # --- Accounts -----------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
