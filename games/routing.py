@@ -1,3 +1,10 @@
-"""WebSocket routes; the live-play consumer is added here."""
+"""WebSocket routes: live play at a table and the lobby's live list."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from . import consumers
+
+websocket_urlpatterns: list = [
+    path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+]

@@ -5,10 +5,20 @@ Each feature owns a module in games/views/; a placeholder stands until its page 
 
 from django.urls import path
 
+from .views import lobby as lobby_views
 from .views import placeholders
+from .views import table as table_views
 
 urlpatterns = [
-    path("gioca/", placeholders.lobby, name="lobby"),
+    path("gioca/", lobby_views.lobby, name="lobby"),
+    path("gioca/nuovo/", lobby_views.table_create, name="table_create"),
+    path("gioca/computer/", lobby_views.play_computer, name="play_computer"),
+    path("tavolo/<int:table_id>/", table_views.table, name="table"),
+    path("tavolo/<int:table_id>/siedi/", table_views.table_sit, name="table_sit"),
+    path("tavolo/<int:table_id>/lascia/", table_views.table_leave, name="table_leave"),
+    path("tavolo/<int:table_id>/computer/", table_views.table_fill, name="table_fill"),
+    path("tavolo/<int:table_id>/avvia/", table_views.table_start, name="table_start"),
+    path("tavolo/invito/<str:token>/", table_views.table_invite, name="table_invite"),
     path("storico/", placeholders.history, name="history"),
     path("classifiche/", placeholders.leaderboards, name="leaderboards"),
     path("regole/", placeholders.rules, name="rules"),

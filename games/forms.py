@@ -1,0 +1,118 @@
+"""Lobby forms: the table a player creates, and the computer level to play against."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .engine import Ruleset
+from .models import BotLevel
+
+PRESET_CHOICES = [
+    ("classico", _("Classico")),
+    ("mano_unica", _("Mano unica")),
+    ("testa_a_testa", _("Testa a testa")),
+]
+TARGET_CHOICES = [
+    ("none", _("Nessuno: una sola mano")),
+    ("505", "505"),
+    ("1005", "1005"),
+    ("2005", "2005"),
+]
+STOCK_CHOICES = [
+    ("end_at_two", _("La mano finisce quando restano due carte")),
+    ("pozzetto_becomes_stock", _("Il pozzetto non preso diventa tallone")),
+]
+# Presets only for two players (RULES §11).
+TWO_PLAYER_PRESETS = {"mano_unica", "testa_a_testa"}
+TIMER_MIN, TIMER_MAX = 10, 300
+
+
+class TableForm(forms.Form):
+    """A new table. The preset names the variant; every option is explicit in the form, so what
+    the player sees is what the table plays (the page pre-fills them from the preset)."""
+
+    players = forms.TypedChoiceField(
+        label=_("Giocatori"), choices=[(2, _("2: uno contro uno")), (4, _("4: due coppie"))], coerce=int, initial=2
+    )
+    preset = forms.ChoiceField(label=_("Variante"), choices=PRESET_CHOICES, initial="classico")
+    target = forms.ChoiceField(label=_("Punteggio da raggiungere"), choices=TARGET_CHOICES, initial="2005")
+    semipulito = forms.BooleanField(label=_("Burraco semipulito da 150 punti"), required=False)
+    close_by_melding = forms.BooleanField(label=_("Si può chiudere calando l'ultima carta"), required=False)
+    stock_exhausted = forms.ChoiceField(
+        label=_("Quando il tallone finisce"), choices=STOCK_CHOICES, initial="end_at_two"
+    )
+    burraco_sets = forms.BooleanField(label=_("Anche un tris di 7 o più carte è burraco"), required=False, initial=True)
+    pozzetto_must_be_played = forms.BooleanField(
+        label=_("Il pozzetto preso con lo scarto vale solo se si arriva a giocarlo"), required=False
+    )
+    draw_seconds = forms.IntegerField(
+        label=_("Secondi per pescare"), min_value=TIMER_MIN, max_value=TIMER_MAX, initial=30
+    )
+    play_seconds = forms.IntegerField(
+        label=_("Secondi per il resto del turno"), min_value=TIMER_MIN, max_value=TIMER_MAX, initial=60
+    )
+    disconnect_grace_seconds = forms.IntegerField(
+        label=_("Secondi di assenza prima che giochi il computer"), min_value=TIMER_MIN, max_value=TIMER_MAX, initial=45
+    )
+    rated = forms.BooleanField(label=_("Valida per la classifica"), required=False)
+    private = forms.BooleanField(label=_("Privato: si entra solo con il link di invito"), required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("preset") in TWO_PLAYER_PRESETS and data.get("players") == 4:
+            self.add_error("players", _("Questa variante si gioca solo in due."))
+        return data
+
+    def ruleset(self) -> Ruleset:
+        """The engine's rules for this table (call after is_valid())."""
+        data = self.cleaned_data
+        target = None if data["target"] == "none" else int(data["target"])
+        return Ruleset.preset(
+            data["preset"],
+            players=data["players"],
+            target=target,
+            semipulito=data["semipulito"],
+            close_by_melding=data["close_by_melding"],
+            stock_exhausted=data["stock_exhausted"],
+            burraco_sets=data["burraco_sets"],
+            pozzetto_must_be_played=data["pozzetto_must_be_played"],
+            draw_seconds=data["draw_seconds"],
+            play_seconds=data["play_seconds"],
+            grace_seconds=data["disconnect_grace_seconds"],
+        )
+
+
+class PlayComputerForm(forms.Form):
+    level = forms.ChoiceField(label=_("Livello del computer"), choices=BotLevel.choices, initial=BotLevel.MEDIO)
+
+
+class SitForm(forms.Form):
+    position = forms.IntegerField(min_value=0, max_value=3)
+
+
+class FillForm(forms.Form):
+    position = forms.IntegerField(min_value=0, max_value=3)
+    level = forms.ChoiceField(choices=BotLevel.choices)
+
+
+def preset_defaults() -> dict[str, dict[str, Any]]:
+    """Each preset's option values in the form's terms, for the page to pre-fill the form."""
+    out = {}
+    for name, _label in PRESET_CHOICES:
+        r = Ruleset.preset(name).to_dict()
+        out[name] = {
+            "target": "none" if r["target"] is None else str(r["target"]),
+            "semipulito": r["semipulito"],
+            "close_by_melding": r["close_by_melding"],
+            "stock_exhausted": r["stock_exhausted"],
+            "burraco_sets": r["burraco_sets"],
+            "pozzetto_must_be_played": r["pozzetto_must_be_played"],
+            "draw_seconds": r["draw_seconds"],
+            "play_seconds": r["play_seconds"],
+            "disconnect_grace_seconds": r["grace_seconds"],
+            "two_players_only": name in TWO_PLAYER_PRESETS,
+        }
+    return out

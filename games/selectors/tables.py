@@ -1,0 +1,185 @@
+"""Reads for one table: who may see it, and the frames that describe it to each socket.
+
+Every frame that carries a view is built here for one recipient: `view(seat)` for a seated
+player, `public_view()` for spectators. Nothing in this module ever puts two seats' views (or a
+seat's view and the public group) in the same frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Prefetch
+from django.utils.translation import gettext_lazy as _
+
+from ..engine import Game as EngineGame
+from ..models import Game, Seat, Table
+from ..services import broadcast, clock, presence
+from .lobby import table_summary
+
+# Ready-made chat phrases (RULES §13: no free text at the table).
+CHAT_PHRASES: tuple[tuple[str, Any], ...] = (
+    ("ciao", _("Ciao!")),
+    ("buona_fortuna", _("Buona fortuna")),
+    ("bella_mano", _("Bella mano!")),
+    ("ben_giocato", _("Ben giocato")),
+    ("grazie", _("Grazie")),
+    ("un_attimo", _("Un attimo, arrivo")),
+    ("ops", _("Ops!")),
+    ("complimenti", _("Complimenti!")),
+    ("scusate_devo_andare", _("Scusate, devo andare")),
+    ("alla_prossima", _("Alla prossima!")),
+)
+INVITES_SESSION_KEY = "burraco_invites"
+
+
+def chat_phrases() -> list[dict[str, str]]:
+    return [{"id": pid, "text": str(text)} for pid, text in CHAT_PHRASES]
+
+
+def phrase_text(phrase_id: str) -> str | None:
+    for pid, text in CHAT_PHRASES:
+        if pid == phrase_id:
+            return str(text)
+    return None
+
+
+def get_table(table_id: int) -> Table | None:
+    return (
+        Table.objects.select_related("creator")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position")))
+        .filter(pk=table_id)
+        .first()
+    )
+
+
+def seats_in_order(table: Table) -> list[Seat]:
+    return sorted(table.seats.all(), key=lambda s: s.position)
+
+
+def user_position(table: Table, user) -> int | None:
+    """The seat this person sits in at the table, or None."""
+    if user is None or not user.is_authenticated:
+        return None
+    for seat in table.seats.all():
+        if seat.user_id == user.pk:
+            return seat.position
+    return None
+
+
+def invited_table_ids(session) -> set[int]:
+    return set(session.get(INVITES_SESSION_KEY, []) if session is not None else [])
+
+
+def can_watch(table: Table, user, invited: Iterable[int] = ()) -> bool:
+    """Public tables are open to every signed-in player; a private one only to the people sitting
+    at it, its creator, and whoever opened its invite link in this session."""
+    if not table.private:
+        return True
+    if user is not None and user.is_authenticated and (
+        table.creator_id == user.pk or user_position(table, user) is not None
+    ):
+        return True
+    return table.pk in set(invited)
+
+
+def can_start(table: Table, user) -> bool:
+    return (
+        table.status == Table.Status.WAITING
+        and user_position(table, user) is not None
+        and all(not s.is_empty for s in table.seats.all())
+    )
+
+
+# ----------------------------------------------------------------------------- frames
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def presence_list(table: Table) -> list[dict[str, Any]]:
+    online = presence.seats_online(table.pk, range(table.players))
+    return [
+        {
+            "position": s.position,
+            "online": bool(s.is_computer or online.get(s.position, False)),
+            "covered_by_computer": s.covered_by_computer,
+            "computer": s.is_computer,
+        }
+        for s in seats_in_order(table)
+    ]
+
+
+def presence_frame(table_id: int) -> dict[str, Any]:
+    table = get_table(table_id)
+    return {"type": "presence", "seats": presence_list(table) if table else []}
+
+
+def table_frame(table: Table) -> dict[str, Any]:
+    """The seating changed (someone sat, left, a computer joined, the game started or ended)."""
+    table = get_table(table.pk) or table
+    return {"type": "table", "table": table_summary(table)}
+
+
+def engine_view(engine_game: EngineGame, position: int | None, version: int) -> dict[str, Any]:
+    """The engine's view for one recipient, with the game version in place of the engine's
+    per-hand action count (so a frame carries one version number, the game's)."""
+    view = engine_game.view(position) if position is not None else engine_game.public_view()
+    view["version"] = version
+    return view
+
+
+def snapshot_frame(game: Game | None, table: Table, position: int | None,
+                   engine_game: EngineGame | None = None) -> dict[str, Any]:
+    """Everything one socket needs to draw the table from scratch."""
+    frame: dict[str, Any] = {
+        "type": "snapshot",
+        "version": None,
+        "table": table_summary(table),
+        "seat": position,
+        "view": None,
+        "deadline": None,
+        "server_time": clock.now().isoformat(),
+        "hand_number": None,
+        "totals": None,
+        "finished": False,
+        "result": None,
+        "presence": presence_list(table),
+    }
+    if game is None:
+        return frame
+    engine_game = engine_game or EngineGame.from_dict(game.state)
+    frame.update(
+        version=game.version,
+        view=engine_view(engine_game, position, game.version),
+        deadline=_iso(game.turn_deadline),
+        hand_number=game.hand_number,
+        totals=list(game.totals),
+        finished=game.finished,
+        result=game.result or None,
+    )
+    return frame
+
+
+def snapshot_messages(game_id: int) -> list[tuple[str, dict[str, Any]]]:
+    """A fresh snapshot for every seat's group and one for the spectators."""
+    game = Game.objects.select_related("table").get(pk=game_id)
+    table = get_table(game.table_id)
+    engine_game = EngineGame.from_dict(game.state)
+    messages = [
+        (broadcast.seat_group(table.pk, p), snapshot_frame(game, table, p, engine_game))
+        for p in range(table.players)
+    ]
+    messages.append((broadcast.public_group(table.pk), snapshot_frame(game, table, None, engine_game)))
+    return messages
+
+
+def table_snapshot(table_id: int, position: int | None) -> dict[str, Any] | None:
+    """The snapshot a socket asks for with `hello`."""
+    table = get_table(table_id)
+    if table is None:
+        return None
+    game = Game.objects.filter(table_id=table_id).first()
+    return snapshot_frame(game, table, position)

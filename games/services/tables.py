@@ -1,0 +1,269 @@
+"""Tables before and at the start of play: create, sit, leave, computer seats, start.
+
+Every write locks the table row first (`select_for_update`), so two people clicking the same seat
+or the last seat filling while someone leaves resolve one at a time. Refusals raise `TableError`
+with an Italian message (Django i18n) that the views show as they are.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..engine import Game as EngineGame
+from ..engine import Ruleset
+from ..models import BotLevel, Game, Hand, Seat, Table
+from . import broadcast, clock, turns
+
+
+class TableError(Exception):
+    """A refused lobby action: `code` for programs, `message` (Italian) for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _lock(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise TableError("no_table", _("Questo tavolo non esiste.")) from None
+
+
+def _seats(table: Table) -> list[Seat]:
+    return list(table.seats.select_related("user").order_by("position"))
+
+
+def _require_waiting(table: Table) -> None:
+    if table.status != Table.Status.WAITING:
+        raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
+
+
+def _seat_at(seats: list[Seat], position: int, table: Table) -> Seat:
+    if not isinstance(position, int) or not 0 <= position < table.players:
+        raise TableError("bad_position", _("Questo posto non esiste a questo tavolo."))
+    return seats[position]
+
+
+def _announce_now(table_id: int) -> None:
+    """The table page and the lobby see the table's new seating or status (call after commit)."""
+    from ..selectors.lobby import lobby_list
+    from ..selectors.tables import table_frame
+
+    table = Table.objects.filter(pk=table_id).first()
+    messages = [(broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()})]
+    if table is not None:
+        messages.insert(0, (broadcast.all_group(table_id), table_frame(table)))
+    broadcast.deliver(messages)
+
+
+def _announce(table_id: int) -> None:
+    transaction.on_commit(lambda: _announce_now(table_id))
+
+
+def _is_full(seats: list[Seat]) -> bool:
+    return all(not s.is_empty for s in seats)
+
+
+# ----------------------------------------------------------------------------- services
+
+
+def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | None = None,
+                 rated: bool = False, private: bool = False) -> Table:
+    """A new waiting table with its empty seats; the creator sits in seat 0."""
+    if creator is None or not creator.is_authenticated:
+        raise TableError("login_required", _("Per creare un tavolo bisogna entrare con il proprio account."))
+    grace = ruleset.grace_seconds if disconnect_grace_seconds is None else disconnect_grace_seconds
+    with transaction.atomic():
+        table = Table.objects.create(
+            creator=creator,
+            players=ruleset.players,
+            preset=ruleset.preset_name,
+            options=ruleset.to_dict() | {"grace_seconds": grace},
+            draw_seconds=ruleset.draw_seconds,
+            play_seconds=ruleset.play_seconds,
+            disconnect_grace_seconds=grace,
+            rated=rated,
+            private=private,
+        )
+        Seat.objects.bulk_create(
+            [Seat(table=table, position=p, user=creator if p == 0 else None) for p in range(ruleset.players)]
+        )
+        _announce(table.pk)
+    return table
+
+
+def sit(*, table_id: int, user, position: int) -> Seat:
+    """Sit `user` at `position` (moving them if already seated here). With 4 players the seat
+    picks the side: seats 0 and 2 play against 1 and 3. The last seat to fill starts the game."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        _require_waiting(table)
+        seats = _seats(table)
+        seat = _seat_at(seats, position, table)
+        if seat.user_id == user.pk:
+            return seat
+        if not seat.is_empty:
+            raise TableError("seat_taken", _("Questo posto è già occupato."))
+        for other in seats:
+            if other.user_id == user.pk:  # changing seat: free the old one
+                other.user = None
+                other.save(update_fields=["user"])
+        seat.user = user
+        seat.bot_level = ""
+        seat.save(update_fields=["user", "bot_level"])
+        _announce(table.pk)
+        if _is_full(_seats(table)):
+            start_game(table)
+    return seat
+
+
+def leave(*, table_id: int, user) -> None:
+    """Stand up before the game starts. A table left with no person on it is abandoned."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        seats = _seats(table)
+        mine = [s for s in seats if s.user_id == user.pk]
+        if not mine:
+            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+        if table.status != Table.Status.WAITING:
+            raise TableError("already_started", _("La partita è già iniziata: non puoi lasciare il posto."))
+        for seat in mine:
+            seat.user = None
+            seat.save(update_fields=["user"])
+        if not any(s.user_id for s in _seats(table)):
+            table.status = Table.Status.ABANDONED
+            table.finished_at = timezone.now()
+            table.save(update_fields=["status", "finished_at"])
+        _announce(table.pk)
+
+
+def fill_with_computer(*, table_id: int, user, position: int, level: str) -> Seat:
+    """A seated person puts a computer player of `level` in an empty seat."""
+    if level not in BotLevel.values:
+        raise TableError("bad_level", _("Livello del computer non valido."))
+    with transaction.atomic():
+        table = _lock(table_id)
+        _require_waiting(table)
+        if table.rated:
+            raise TableError(
+                "rated_no_computer",
+                _("Una partita valida per la classifica si gioca solo tra persone: niente computer."),
+            )
+        seats = _seats(table)
+        if not any(s.user_id == user.pk for s in seats):
+            raise TableError("not_seated", _("Per aggiungere il computer devi essere seduto al tavolo."))
+        seat = _seat_at(seats, position, table)
+        if not seat.is_empty:
+            raise TableError("seat_taken", _("Questo posto è già occupato."))
+        seat.bot_level = level
+        seat.save(update_fields=["bot_level"])
+        _announce(table.pk)
+        if _is_full(_seats(table)):
+            start_game(table)
+    return seat
+
+
+def start_table(*, table_id: int, user) -> Game:
+    """The creator (or anyone seated) starts a full table (normally it starts by itself)."""
+    with transaction.atomic():
+        table = _lock(table_id)
+        _require_waiting(table)
+        seats = _seats(table)
+        if not any(s.user_id == user.pk for s in seats):
+            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+        if not _is_full(seats):
+            raise TableError(
+                "not_full", _("Mancano ancora dei giocatori: occupa i posti liberi o aggiungi il computer.")
+            )
+        return start_game(table)
+
+
+def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Table:
+    """One click: a 2-player single-hand table, the computer at `level` in seat 1, started."""
+    if level not in BotLevel.values:
+        raise TableError("bad_level", _("Livello del computer non valido."))
+    with transaction.atomic():
+        table = create_table(creator=user, ruleset=Ruleset.preset(preset, players=2, target=None))
+        fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
+    table.refresh_from_db()
+    return table
+
+
+def deadline_for(engine_game: EngineGame, table: Table, *, previous=None, same_turn: bool = False):
+    """When the seat to move runs out of time: the draw timer while it must draw, the timer for
+    the rest of the turn after; within one turn the rest-of-turn deadline does not restart."""
+    if engine_game.hand_over:
+        return None
+    if same_turn and previous is not None and engine_game.phase != "draw":
+        return previous
+    seconds = table.draw_seconds if engine_game.phase == "draw" else table.play_seconds
+    return clock.now() + timedelta(seconds=seconds)
+
+
+def start_game(table: Table) -> Game:
+    """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic)."""
+    if table.status != Table.Status.WAITING or Game.objects.filter(table=table).exists():
+        raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
+    ruleset = Ruleset.from_dict(table.options)
+    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom())
+    game = Game.objects.create(
+        table=table,
+        hand_number=engine_game.hand_number + 1,
+        state=engine_game.to_dict(),
+        totals=list(engine_game.totals),
+        version=0,
+        to_move=engine_game.to_move,
+        turn_deadline=deadline_for(engine_game, table),
+    )
+    Hand.objects.create(game=game, number=engine_game.hand_number + 1, deal=engine_game.deal)
+    table.status = Table.Status.PLAYING
+    table.started_at = timezone.now()
+    table.save(update_fields=["status", "started_at"])
+    _announce(table.pk)
+    game_id = game.pk
+
+    def after() -> None:
+        from ..selectors.tables import snapshot_messages
+
+        broadcast.deliver(snapshot_messages(game_id))
+        turns.after_change(game_id, 0)
+
+    transaction.on_commit(after)
+    return game
+
+
+def take_seat_back(*, table_id: int, user) -> Seat:
+    """"Sono tornato": the person takes their seat back from the computer that covered it."""
+    with transaction.atomic():
+        seat = (
+            Seat.objects.select_for_update()
+            .filter(table_id=table_id, user=user)
+            .first()
+        )
+        if seat is None:
+            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+        if seat.covered_by_computer or seat.consecutive_timeouts:
+            seat.covered_by_computer = False
+            seat.consecutive_timeouts = 0
+            seat.save(update_fields=["covered_by_computer", "consecutive_timeouts"])
+        game = Game.objects.filter(table_id=table_id).only("id", "version").first()
+
+        def after() -> None:
+            from ..selectors.tables import presence_frame
+
+            broadcast.deliver([(broadcast.all_group(table_id), presence_frame(table_id))])
+            if game is not None:
+                turns.after_change(game.pk, game.version)
+
+        transaction.on_commit(after)
+    return seat

@@ -1,0 +1,65 @@
+"""The lobby: open tables, a new table, one click to play against the computer."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from ..forms import PlayComputerForm, TableForm, preset_defaults
+from ..models import BotLevel
+from ..selectors.lobby import open_tables, user_tables
+from ..services.tables import TableError, create_table, play_against_computer
+
+
+def _render_lobby(request, form: TableForm | None = None, status: int = 200):
+    context = {
+        "tables": open_tables(),
+        "my_tables": user_tables(request.user),
+        "form": form or TableForm(),
+        "bot_levels": BotLevel.choices,
+        "presets": preset_defaults(),
+        "lobby_ws_path": "/ws/lobby/",
+    }
+    return render(request, "games/lobby.html", context, status=status)
+
+
+@require_GET
+def lobby(request):
+    return _render_lobby(request)
+
+
+@login_required
+@require_POST
+def table_create(request):
+    form = TableForm(request.POST)
+    if not form.is_valid():
+        return _render_lobby(request, form, status=400)
+    try:
+        table = create_table(
+            creator=request.user,
+            ruleset=form.ruleset(),
+            disconnect_grace_seconds=form.cleaned_data["disconnect_grace_seconds"],
+            rated=form.cleaned_data["rated"],
+            private=form.cleaned_data["private"],
+        )
+    except TableError as exc:
+        form.add_error(None, exc.message)
+        return _render_lobby(request, form, status=400)
+    return redirect("table", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def play_computer(request):
+    form = PlayComputerForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form.errors.get("level", [""])[0] or "")
+        return redirect("lobby")
+    try:
+        table = play_against_computer(user=request.user, level=form.cleaned_data["level"])
+    except TableError as exc:
+        messages.error(request, exc.message)
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)

@@ -1,0 +1,128 @@
+"""A table's page and its seat buttons; live play itself goes over the WebSocket."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from ..forms import FillForm, SitForm
+from ..models import BotLevel, Table
+from ..selectors.tables import (
+    INVITES_SESSION_KEY,
+    can_start,
+    can_watch,
+    chat_phrases,
+    get_table,
+    invited_table_ids,
+    seats_in_order,
+    user_position,
+)
+from ..services.tables import TableError, fill_with_computer, leave, sit, start_table
+
+
+def _visible_table(request, table_id: int) -> Table:
+    table = get_table(table_id)
+    if table is None or not can_watch(table, request.user, invited_table_ids(request.session)):
+        # A private table is not even confirmed to exist without its invite link.
+        raise Http404(_("Tavolo non trovato."))
+    return table
+
+
+@login_required
+@require_GET
+def table(request, table_id: int):
+    table = _visible_table(request, table_id)
+    is_creator = table.creator_id == request.user.pk
+    context = {
+        "table": table,
+        "seats": seats_in_order(table),
+        "my_position": user_position(table, request.user),
+        "ws_path": f"/ws/table/{table.pk}/",
+        "bot_levels": BotLevel.choices,
+        "chat_phrases": chat_phrases(),
+        "invite_url": (
+            request.build_absolute_uri(reverse("table_invite", args=[table.invite_token]))
+            if table.private and is_creator else None
+        ),
+        "can_start": can_start(table, request.user),
+        "is_creator": is_creator,
+    }
+    return render(request, "games/table.html", context)
+
+
+@login_required
+@require_GET
+def table_invite(request, token: str):
+    """The invite link of a private table: remember it in the session, then show the table."""
+    table = get_object_or_404(Table, invite_token=token)
+    invited = invited_table_ids(request.session)
+    invited.add(table.pk)
+    request.session[INVITES_SESSION_KEY] = sorted(invited)
+    return redirect("table", table_id=table.pk)
+
+
+def _post_action(request, table_id: int, run) -> object:
+    _visible_table(request, table_id)
+    try:
+        run()
+    except TableError as exc:
+        messages.error(request, exc.message)
+    return redirect("table", table_id=table_id)
+
+
+@login_required
+@require_POST
+def table_sit(request, table_id: int):
+    form = SitForm(request.POST)
+    if not form.is_valid():
+        _visible_table(request, table_id)
+        messages.error(request, _("Questo posto non esiste a questo tavolo."))
+        return redirect("table", table_id=table_id)
+    return _post_action(
+        request, table_id,
+        lambda: sit(table_id=table_id, user=request.user, position=form.cleaned_data["position"]),
+    )
+
+
+@login_required
+@require_POST
+def table_leave(request, table_id: int):
+    def run():
+        leave(table_id=table_id, user=request.user)
+        messages.success(request, _("Hai lasciato il tavolo."))
+
+    _visible_table(request, table_id)
+    try:
+        run()
+    except TableError as exc:
+        messages.error(request, exc.message)
+        return redirect("table", table_id=table_id)
+    return redirect("lobby")
+
+
+@login_required
+@require_POST
+def table_fill(request, table_id: int):
+    form = FillForm(request.POST)
+    if not form.is_valid():
+        _visible_table(request, table_id)
+        messages.error(request, _("Scegli un posto libero e il livello del computer."))
+        return redirect("table", table_id=table_id)
+    return _post_action(
+        request, table_id,
+        lambda: fill_with_computer(
+            table_id=table_id, user=request.user,
+            position=form.cleaned_data["position"], level=form.cleaned_data["level"],
+        ),
+    )
+
+
+@login_required
+@require_POST
+def table_start(request, table_id: int):
+    return _post_action(request, table_id, lambda: start_table(table_id=table_id, user=request.user))
