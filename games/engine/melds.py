@@ -304,6 +304,16 @@ def _place(plain: list[Card], natural_two: Card | None, wild_twos: list[Card],
     positions = sorted(by_pos)
     first, last = positions[0], positions[-1]
     n_wild = len(wilds)
+    if n_wild and prefer > 0 and prefer not in by_pos:
+        # A wild already on the table keeps its place until its own card arrives.
+        if max(last, prefer) - min(first, prefer) != len(positions):
+            raise IllegalMove("gap_too_large")
+        by_pos[prefer] = wilds[0]
+        first, last = min(first, prefer), max(last, prefer)
+        laid = tuple(by_pos[p] for p in range(first, last + 1))
+        wild = prefer - first
+        return Meld("sequence", laid, burraco_kind("sequence", len(laid), wild, ruleset),
+                    sum(c.points for c in laid), wild, first, suit)
     gaps = last - first + 1 - len(positions)
     if gaps > n_wild:
         widest = max(b - a for a, b in zip(positions, positions[1:], strict=False)) - 1

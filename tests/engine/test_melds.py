@@ -1,0 +1,233 @@
+"""Meld reading: the worked examples of RULES §14 and the meld refusals of §12."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.engine import MESSAGES, IllegalMove, Ruleset, check_meld, lay_off, parse_cards
+
+CLASSICO = Ruleset.preset("classico")
+SEMIPULITO = Ruleset.preset("classico", semipulito=True)
+
+
+def texts(meld):
+    return [str(c) for c in meld.cards]
+
+
+def refused(cards: str, code: str, ruleset: Ruleset = CLASSICO) -> None:
+    with pytest.raises(IllegalMove) as info:
+        check_meld(parse_cards(cards), ruleset)
+    assert (info.value.code, info.value.message) == (code, MESSAGES[code])
+
+
+# ---------------------------------------------------------------- RULES §14, line by line
+
+def test_example_clean_sequence():
+    m = check_meld(parse_cards("7H 8H 9H"), CLASSICO)
+    assert (m.kind, m.wild, m.burraco, m.points) == ("sequence", None, None, 25)
+
+
+def test_example_ace_high():
+    m = check_meld(parse_cards("QH KH AH"), CLASSICO)
+    assert texts(m) == ["QH", "KH", "AH"] and m.wild is None
+
+
+def test_example_no_wrap_around():
+    refused("KH AH 2H 3H", "gap_too_large")
+
+
+def test_example_k_a_2_is_a_dirty_queen_king_ace():
+    m = check_meld(parse_cards("KH AH 2H"), CLASSICO)
+    assert texts(m) == ["2H", "KH", "AH"]  # the 2 stands for the queen
+    assert m.wild == 0 and m.low == 12
+
+
+def test_example_natural_two_is_clean():
+    m = check_meld(parse_cards("AH 2H 3H"), CLASSICO)
+    assert m.wild is None and texts(m) == ["AH", "2H", "3H"]
+
+
+def test_example_natural_two_with_joker():
+    m = check_meld(parse_cards("2H 3H 4H JK"), CLASSICO)
+    assert texts(m) == ["2H", "3H", "4H", "JK"] and m.wild == 3
+    low = check_meld(parse_cards("JK 2H 3H 4H"), CLASSICO)  # listed first: the jolly is the ace
+    assert texts(low) == ["JK", "2H", "3H", "4H"] and low.low == 1
+
+
+def test_example_ace_two_joker_is_refused():
+    refused("AH 2H JK", "joker_and_pinella")
+
+
+def test_example_set_with_wild():
+    m = check_meld(parse_cards("5H 5S JK"), CLASSICO)
+    assert (m.kind, m.wild, m.points) == ("set", 2, 40)
+
+
+def test_example_set_of_twos_refused():
+    refused("2S 2H 2D", "set_of_twos")
+
+
+def test_example_two_wilds_in_a_set_refused():
+    refused("5H JK 2C", "joker_and_pinella")
+
+
+def test_example_fourteen_cards_and_a_fifteenth():
+    m = check_meld(parse_cards("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"), CLASSICO)
+    assert len(m.cards) == 14 and m.burraco == "pulito" and m.low == 1
+    refused("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 5H", "meld_size")
+    with pytest.raises(IllegalMove) as info:
+        lay_off(m, parse_cards("JK"), CLASSICO)
+    assert info.value.code == "meld_size"
+
+
+def test_example_burraco_pulito_points():
+    m = check_meld(parse_cards("3H 4H 5H 6H 7H 8H 9H"), CLASSICO)
+    assert m.burraco == "pulito" and m.points == 45 and m.bonus == 200
+
+
+def test_example_burraco_sporco_and_wild_sliding():
+    m = check_meld(parse_cards("3H 4H JK 6H 7H 8H 9H"), CLASSICO)
+    assert m.burraco == "sporco" and m.bonus == 100 and m.wild == 2
+    after = lay_off(m, parse_cards("5H"), CLASSICO)
+    assert texts(after) == ["3H", "4H", "5H", "6H", "7H", "8H", "9H", "JK"]  # jolly as 10
+    assert after.burraco == "sporco"
+
+
+def test_example_semipulito_depends_on_the_option():
+    cards = parse_cards("3H 4H 5H 6H 7H 8H 9H JK")
+    assert check_meld(cards, SEMIPULITO).burraco == "semipulito"
+    assert check_meld(cards, SEMIPULITO).bonus == 150
+    assert check_meld(cards, CLASSICO).burraco == "sporco"
+
+
+# ---------------------------------------------------------------- refusals (RULES §12)
+
+@pytest.mark.parametrize(("cards", "code"), [
+    ("5H 6H", "meld_size"),
+    ("5H 5S 6H", "not_homogeneous"),
+    ("5H 6S 7H", "mixed_suits"),
+    ("5H 5H 6H", "duplicate_rank"),
+    ("3H 7H JK", "gap_too_large"),
+    ("3H 5H 7H", "gap_too_large"),
+    ("3H 5H 7H JK", "not_enough_wilds"),
+    ("3H 2H 2S 2D 4H", "too_many_pinelle"),
+    ("5H 2S 2D 2C", "too_many_pinelle"),
+    ("5H 6H JK JK", "one_joker_only"),
+    ("5H 5S JK JK", "one_joker_only"),
+    ("5H 6H JK 2S", "joker_and_pinella"),
+    ("5H 6H 2S 2D", "pinella_wrong_suit"),
+    ("JK 2H 2S", "only_wilds"),
+    ("2S 2H 2D 2C", "set_of_twos"),
+    ("5H 5S 2S 2D", "two_wilds"),
+    ("AH 2H 2H", "two_wilds"),  # a 2 is natural only next to a real 3
+])
+def test_meld_refusals(cards, code):
+    refused(cards, code)
+
+
+def test_pinella_cannot_heal_a_dirty_meld():
+    m = check_meld(parse_cards("5H 6H 2C"), CLASSICO)
+    with pytest.raises(IllegalMove) as info:
+        lay_off(m, parse_cards("2S"), CLASSICO)
+    assert info.value.code == "pinella_cannot_heal"
+
+
+def test_joker_on_a_meld_with_a_pinella():
+    m = check_meld(parse_cards("5H 6H 2C"), CLASSICO)
+    with pytest.raises(IllegalMove) as info:
+        lay_off(m, parse_cards("JK"), CLASSICO)
+    assert info.value.code == "joker_and_pinella"
+
+
+# ---------------------------------------------------------------- readings and lay-offs
+
+def test_two_read_as_wild_when_natural_reading_fails():
+    m = check_meld(parse_cards("3H 2H 5H"), CLASSICO)
+    assert texts(m) == ["3H", "2H", "5H"] and m.wild == 1
+
+
+def test_natural_two_plus_wild_two():
+    m = check_meld(parse_cards("2H 3H 4H 2S"), CLASSICO)
+    assert texts(m) == ["2H", "3H", "4H", "2S"] and m.wild == 3
+
+
+def test_wild_listed_first_goes_to_the_bottom():
+    assert texts(check_meld(parse_cards("JK 5H 6H"), CLASSICO)) == ["JK", "5H", "6H"]
+    assert texts(check_meld(parse_cards("5H 6H JK"), CLASSICO)) == ["5H", "6H", "JK"]
+
+
+def test_wild_slides_to_the_bottom_under_a_high_ace():
+    m = check_meld(parse_cards("JH QH JK AH"), CLASSICO)
+    assert texts(m) == ["JH", "QH", "JK", "AH"]
+    after = lay_off(m, parse_cards("KH"), CLASSICO)
+    assert texts(after) == ["JK", "JH", "QH", "KH", "AH"]
+
+
+def test_lay_off_keeps_a_wild_at_its_end_until_its_card_arrives():
+    m = check_meld(parse_cards("JK 5H 6H"), CLASSICO)  # jolly as 4
+    after = lay_off(m, parse_cards("7H"), CLASSICO)
+    assert texts(after) == ["JK", "5H", "6H", "7H"]
+    slid = lay_off(after, parse_cards("4H"), CLASSICO)
+    assert texts(slid) == ["4H", "5H", "6H", "7H", "JK"]
+
+
+def test_lay_off_natural_two_keeps_a_clean_meld_clean():
+    m = check_meld(parse_cards("3H 4H 5H"), CLASSICO)
+    after = lay_off(m, parse_cards("2H"), CLASSICO)
+    assert texts(after) == ["2H", "3H", "4H", "5H"] and after.wild is None
+
+
+def test_a_laid_wild_two_does_not_become_natural_later():
+    m = check_meld(parse_cards("4H 5H 2H"), CLASSICO)  # no 3: the 2 is a wild (as 6)
+    after = lay_off(m, parse_cards("3H"), CLASSICO)
+    assert after.wild is not None and texts(after) == ["3H", "4H", "5H", "2H"]
+
+
+def test_lay_off_refusals():
+    seq = check_meld(parse_cards("5H 6H 7H"), CLASSICO)
+    for cards, code in (("5S", "mixed_suits"), ("9H", "gap_too_large"), ("6H", "duplicate_rank")):
+        with pytest.raises(IllegalMove) as info:
+            lay_off(seq, parse_cards(cards), CLASSICO)
+        assert info.value.code == code
+    tris = check_meld(parse_cards("7H 7S 7D"), CLASSICO)
+    with pytest.raises(IllegalMove) as info:
+        lay_off(tris, parse_cards("8H"), CLASSICO)
+    assert info.value.code == "not_homogeneous"
+
+
+def test_set_burraco_depends_on_burraco_sets():
+    cards = parse_cards("7H 7S 7D 7C 7H 7S 7D")
+    assert check_meld(cards, CLASSICO).burraco == "pulito"
+    assert check_meld(cards, Ruleset.preset("classico", burraco_sets=False)).burraco is None
+    assert check_meld(cards, Ruleset.preset("testa_a_testa")).burraco is None
+
+
+def test_semipulito_needs_seven_naturals_and_the_wild_at_an_end():
+    assert check_meld(parse_cards("4H 5H 6H 7H 8H 9H JK"), SEMIPULITO).burraco == "sporco"
+    assert check_meld(parse_cards("3H 4H JK 6H 7H 8H 9H TH"), SEMIPULITO).burraco == "sporco"
+    assert check_meld(parse_cards("JK 3H 4H 5H 6H 7H 8H 9H"), SEMIPULITO).burraco == "semipulito"
+
+
+def test_could_take_never_misses_a_legal_single_lay_off():
+    from games.engine import ALL_CARDS
+    samples = ["3H 4H 5H", "JK 5H 6H", "AH 2H 3H", "QH KH AH", "5H 6H 2C", "7S 7D 7C",
+               "7S 7D JK", "2H 3H 4H", "3H 2H 5H", "KH AH 2H", "4D 5D 6D 7D 8D 9D TD JD QD KD"]
+    for text in samples:
+        m = check_meld(parse_cards(text), CLASSICO)
+        for c in ALL_CARDS:
+            try:
+                lay_off(m, [c], CLASSICO)
+            except IllegalMove:
+                continue
+            assert m.could_take(c), (text, str(c))
+
+
+def test_check_meld_accepts_strings_and_cards():
+    assert check_meld("7H 8H 9H").points == check_meld(parse_cards("7H 8H 9H"), CLASSICO).points
+
+
+def test_a_wild_at_an_end_does_not_jump_into_a_new_gap():
+    m = check_meld(parse_cards("JK 5H 6H"), CLASSICO)  # jolly as 4
+    with pytest.raises(IllegalMove) as info:
+        lay_off(m, parse_cards("8H"), CLASSICO)
+    assert info.value.code == "gap_too_large"
