@@ -1,0 +1,199 @@
+"""Seeded random play over every preset and both player counts, checking invariants."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import (
+    ALL_CARDS,
+    MESSAGES,
+    PRESETS,
+    Game,
+    IllegalMove,
+    Ruleset,
+    check_meld,
+    replay,
+)
+from games.engine.bots import random_action
+
+FULL = Counter({c.text: (4 if c.text == "JK" else 2) for c in ALL_CARDS})
+CARD_TEXTS = {c.text for c in ALL_CARDS}
+CONFIGS = [(name, players) for name in PRESETS for players in (2, 4)]
+
+
+def all_cards(g: Game) -> Counter:
+    count: Counter = Counter()
+    for h in g.hands:
+        count.update(c.text for c in h)
+    count.update(c.text for c in g.stock)
+    count.update(c.text for c in g.discard_pile)
+    for side in g.table:
+        for m in side:
+            count.update(c.text for c in m.cards)
+    for p in g.pozzetti:
+        if p is not None:
+            count.update(c.text for c in p)
+    return count
+
+
+def cards_in(obj, found: Counter) -> Counter:
+    if isinstance(obj, str):
+        if obj in CARD_TEXTS:
+            found[obj] += 1
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            if k != "ruleset":
+                cards_in(v, found)
+    elif isinstance(obj, list):
+        for v in obj:
+            cards_in(v, found)
+    return found
+
+
+def check_views(g: Game) -> None:
+    table: Counter = Counter(c.text for c in g.discard_pile)
+    for side in g.table:
+        for m in side:
+            table.update(c.text for c in m.cards)
+    if g.picked is not None:
+        table[g.picked.text] += 1  # named again as the picked card
+    public = g.public_view()
+    assert "hand" not in public
+    assert not cards_in(public, Counter()) - table
+    for seat in range(g.players):
+        view = g.view(seat)
+        visible = table + Counter(c.text for c in g.hands[seat])
+        assert not cards_in(view, Counter()) - visible, "a view shows a hidden card"
+        json.dumps(view)
+
+
+def check_score(g: Game) -> None:
+    for s in g.score():
+        assert s["total"] == s["melds"] + s["burraco"] + s["closing"] + s["hand"] + s["pozzetto"]
+        assert s["hand"] <= 0 and s["pozzetto"] <= 0 and s["melds"] >= 0
+
+
+def try_illegal(g: Game, rng: random.Random) -> None:
+    """Random refused actions must leave the game exactly as it was."""
+    seat = g.to_move
+    hand = g.hands[seat]
+    absent = [c.text for c in ALL_CARDS if c not in hand]
+    candidates = [
+        ((seat + 1) % g.players, {"type": "draw"}),
+        ((seat + 1) % g.players, {"type": "discard", "card": hand[0].text}),
+        (seat, {"type": "discard", "card": rng.choice(absent)}),
+        (seat, {"type": "lay_off", "meld": 999, "cards": [hand[0].text]}),
+        (seat, {"type": "meld", "cards": [rng.choice(absent), hand[0].text, hand[-1].text]}),
+        (seat, {"type": "nonsense"}),
+        (seat, {"type": "draw" if g.phase == "play" else "discard", "card": hand[0].text}),
+    ]
+    if len(hand) >= 3 and g.phase == "play":
+        trio = [c.text for c in rng.sample(hand, 3)]
+        candidates.append((seat, {"type": "meld", "cards": trio}))
+    for s, action in rng.sample(candidates, 3):
+        before = g.to_dict()
+        try:
+            g.apply(s, action)
+        except IllegalMove as err:
+            assert err.message == MESSAGES[err.code]
+            assert g.to_dict() == before
+        else:  # a random meld may happen to be legal: the game just goes on
+            assert action["type"] == "meld"
+
+
+def check_all_legal(g: Game) -> None:
+    """Every action legal_actions offers is accepted by apply."""
+    snapshot = g.to_dict()
+    for action in g.legal_actions(g.to_move):
+        copy = Game.from_dict(snapshot)
+        copy.apply(copy.to_move, action)
+
+
+def play_checked(name: str, players: int, seed: int, thorough: bool) -> Game:
+    g = Game.new(Ruleset.preset(name, players=players), rng=random.Random(seed))
+    rng = random.Random(seed * 7919 + players)
+    gone: set[int] = set()
+    steps = 0
+    while not g.hand_over:
+        if thorough and steps % 17 == 3:
+            check_all_legal(g)
+        if thorough and rng.random() < 0.1:
+            try_illegal(g, rng)
+        g.apply(g.to_move, random_action(g, g.to_move, rng))
+        steps += 1
+        assert all_cards(g) == FULL
+        for side, state in enumerate(g.pozzetto_state):
+            if state != "available":
+                gone.add(side)
+                assert g.pozzetti[side] is None
+            else:
+                assert side not in gone and len(g.pozzetti[side]) == 11
+        if thorough:
+            check_views(g)
+        if thorough and steps % 25 == 0:
+            assert Game.from_dict(json.loads(json.dumps(g.to_dict()))) == g
+    check_score(g)
+    check_views(g)
+    assert replay(g.deal, g.actions) == g
+    assert Game.from_dict(json.loads(json.dumps(g.to_dict()))) == g
+    assert g.match.totals == tuple(t + s["total"] for t, s in zip(g.totals, g.score(), strict=True))
+    return g
+
+
+@pytest.mark.parametrize(("name", "players"), CONFIGS)
+def test_random_hands(name, players):
+    ends = Counter()
+    for seed in range(50):
+        ends[play_checked(name, players, seed, thorough=True).end_reason] += 1
+    assert ends["closed"] > 0  # the random player does finish hands by closing
+
+
+@pytest.mark.slow
+def test_ten_thousand_random_hands():
+    hands = 0
+    for seed in range(1667):
+        for name, players in CONFIGS:
+            play_checked(name, players, 10_000 + seed, thorough=seed % 10 == 0)
+            hands += 1
+    assert hands >= 10_000
+
+
+def test_a_whole_match_to_505():
+    g = Game.new(Ruleset.preset("classico", target=505), rng=random.Random(11))
+    rng = random.Random(12)
+    hands = 0
+    while True:
+        while not g.hand_over:
+            g.apply(g.to_move, random_action(g, g.to_move, rng))
+        hands += 1
+        if g.match.finished:
+            break
+        nxt = g.next_hand(rng=random.Random(hands))
+        assert nxt.to_move == (g.match_first + hands) % 2 and nxt.totals == g.match.totals
+        g = nxt
+    m = g.match
+    assert m.winner is not None and max(m.totals) >= 505 and hands == g.hand_number + 1
+
+
+cards_strategy = st.lists(st.sampled_from(ALL_CARDS), min_size=1, max_size=15)
+
+
+@settings(max_examples=400, deadline=None)
+@given(cards_strategy, st.sampled_from([Ruleset(), Ruleset.preset("classico", semipulito=True)]))
+def test_check_meld_reads_or_refuses(cards, ruleset):
+    try:
+        m = check_meld(cards, ruleset)
+    except IllegalMove as err:
+        assert err.code in MESSAGES
+        return
+    assert sorted(c.text for c in m.cards) == sorted(c.text for c in cards)
+    assert 3 <= len(m.cards) <= 14
+    assert sum(1 for c in m.cards if c.is_wild) - (m.wild is not None) <= 1  # at most a natural 2
+    again = check_meld(m.cards, ruleset)
+    assert again.cards == m.cards and again.wild == m.wild  # laying it out again reads the same
