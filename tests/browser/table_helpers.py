@@ -1,0 +1,73 @@
+"""Helpers for the live-table browser tests: people in browser contexts, forced positions, card clicks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.test import Client
+
+from games.engine import Game as EngineGame
+from games.engine import Ruleset
+from games.models import Game, Hand, Table
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def signed_in_page(browser, live_site: str, user, viewport=DESKTOP):
+    """A new browser context carrying `user`'s session cookie (made by Django's test client)."""
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    context = browser.new_context(viewport=viewport, locale="it-IT")
+    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_site}])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors  # checked at the end of each test: the page never threw
+    return context, page
+
+
+def force_position(table: Table, **setup) -> EngineGame:
+    """Replace the dealt hand of `table`'s game with an exact position (engine Game.setup), keeping
+    the version, so the test knows every card. Call before the pages (re)connect."""
+    game = Game.objects.get(table=table)
+    ruleset = Ruleset.from_dict(table.options)
+    engine = EngineGame.setup(ruleset, **setup)
+    game.state = engine.to_dict()
+    game.to_move = engine.to_move
+    game.save(update_fields=["state", "to_move", "updated_at"])
+    Hand.objects.filter(game=game, number=game.hand_number).update(deal=engine.deal)
+    return engine
+
+
+def wait_version(page, version: int, timeout: float = 10_000) -> None:
+    page.wait_for_function(
+        "v => window.burracoTable && window.burracoTable.state.version === v", arg=version, timeout=timeout
+    )
+
+
+def hand(page) -> list[str]:
+    return page.locator("#hand .pcard").evaluate_all("els => els.map(e => e.dataset.card)")
+
+
+def card(page, text: str):
+    """An unselected card of our hand with this notation (there may be two copies)."""
+    return page.locator(f'#hand .pcard[data-card="{text}"]:not(.selected)').first
+
+
+def select(page, *cards: str) -> None:
+    for text in cards:
+        card(page, text).click()
+
+
+def meld_cards(page, side: str) -> list[list[str]]:
+    """The melds shown on one side ("us" or "them") as lists of cards."""
+    return page.locator(f"#melds-{side} .meld").evaluate_all(
+        "els => els.map(m => [...m.querySelectorAll('.pcard')].map(c => c.dataset.card))"
+    )
+
+
+def shoot(page, folder: Path, name: str) -> None:
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)

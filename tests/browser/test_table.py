@@ -1,0 +1,236 @@
+"""Live play in Chromium: people create a table, sit, and play real turns over the WebSocket.
+
+Each test forces a known position through the engine (Game.setup) right after the deal, so every
+card is known; the pages are then (re)loaded and everything else goes through the real UI, the
+real consumer and the real services.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from games.engine import Ruleset
+from games.models import Game, Move, Table
+from games.services.tables import create_table, sit
+from tests.factories import make_user
+
+from .table_helpers import (
+    DESKTOP,
+    PHONE,
+    card,
+    force_position,
+    hand,
+    meld_cards,
+    select,
+    shoot,
+    signed_in_page,
+    wait_version,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Cards that are not in play but make the pozzetti real (never more than two copies of a card).
+POZZETTO_A = ["2S", "3C", "4S", "6D", "7C", "8S", "9S", "TS", "JC", "QS", "KH"]
+POZZETTO_B = ["2D", "3H", "4D", "6S", "7D", "8H", "9H", "TH", "JH", "QH", "AC"]
+
+
+def sorted_cards(cards):
+    return sorted(cards)
+
+
+def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser, screenshot_dir):
+    anna, bruno = make_user("anna"), make_user("bruno")
+    ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
+    ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
+    try:
+        # Anna creates a table from the lobby form (long timers: the test must not race the clock).
+        page_a.goto(f"{live_site}/gioca/")
+        page_a.select_option("#id_players", "2")
+        page_a.select_option("#id_preset", "classico")
+        assert page_a.input_value("#id_target") == "2005"  # the preset filled the options
+        page_a.click("#create-options summary")
+        page_a.fill("#id_draw_seconds", "300")
+        page_a.fill("#id_play_seconds", "300")
+        page_a.click("#create-table")
+        page_a.wait_for_selector("#waiting-room")
+        table = Table.objects.get(creator=anna)
+        assert table.draw_seconds == 300 and table.options["target"] == 2005
+
+        # Bruno finds it in the lobby list and sits: the table is full and starts by itself.
+        page_b.goto(f"{live_site}/gioca/")
+        page_b.locator(f'.table-item[data-table-id="{table.pk}"] .sit-button').click()
+        page_b.wait_for_selector("#game")
+        page_a.wait_for_selector("#game")  # Anna's waiting page followed the start by itself
+
+        force_position(
+            table,
+            hands=[
+                ["5H", "7H", "8H", "9H", "KS", "KD", "KC", "4C", "JS", "QD", "3S"],
+                ["5S", "6S", "7S", "9C", "9D", "AS", "AD", "4H", "TD", "6C", "8D"],
+            ],
+            stock=["6H", "3D", "8C", "TC", "5C", "JD"],
+            discard=["QC"],
+            pozzetti=[POZZETTO_A, POZZETTO_B],
+            to_move=0,
+        )
+        page_a.reload()
+        page_b.reload()
+        wait_version(page_a, 0)
+        wait_version(page_b, 0)
+        assert sorted_cards(hand(page_a)) == sorted_cards(
+            ["5H", "7H", "8H", "9H", "KS", "KD", "KC", "4C", "JS", "QD", "3S"])
+        assert page_a.locator("#turn-label").inner_text() == "Tocca a te"
+        assert page_b.locator("#turn-label").inner_text() == "Tocca a anna"
+        assert page_a.locator("#stock-count").inner_text() == "6"
+        shoot(page_a, screenshot_dir, "table-start-1280")
+        shoot(page_b, screenshot_dir, "table-start-390")
+
+        # Anna draws by dragging the stock down into her hand.
+        page_a.locator("#stock").drag_to(page_a.locator("#hand"))
+        wait_version(page_a, 1)
+        assert "6H" in hand(page_a) and len(hand(page_a)) == 12
+
+        # A meld that is no meld: refused in red, in Italian, and nothing moves.
+        before = hand(page_a)
+        select(page_a, "7H", "KS", "4C")
+        page_a.click("#btn-meld")
+        error = page_a.locator("#table-error")
+        error.wait_for(state="visible")
+        assert error.inner_text() == "Le carte non sono tutte dello stesso seme"
+        assert error.evaluate("e => getComputedStyle(e).color") == "rgb(179, 38, 30)"
+        assert hand(page_a) == before
+        assert Game.objects.get(table=table).version == 1
+        page_a.keyboard.press("Escape")  # drop the selection
+        assert page_a.locator("#hand .pcard.selected").count() == 0
+
+        # Meld by right click, lay off by dragging onto the meld, meld with the button, discard by drag.
+        select(page_a, "6H", "7H", "8H", "9H")
+        card(page_a, "KD").click(button="right")
+        wait_version(page_a, 2)
+        assert page_a.locator("#table-error").is_hidden()
+        assert meld_cards(page_a, "us") == [["6H", "7H", "8H", "9H"]]
+        card(page_a, "5H").drag_to(page_a.locator("#melds-us .meld").first)
+        wait_version(page_a, 3)
+        assert meld_cards(page_a, "us") == [["5H", "6H", "7H", "8H", "9H"]]
+        select(page_a, "KS", "KD", "KC")
+        page_a.click("#btn-meld")
+        wait_version(page_a, 4)
+        card(page_a, "JS").drag_to(page_a.locator("#discard"))
+        wait_version(page_a, 5)
+        assert sorted_cards(hand(page_a)) == ["3S", "4C", "QD"]
+        assert page_a.locator("#turn-label").inner_text() == "Tocca a bruno"
+
+        # Bruno (on a phone) sees it all and takes the whole discard pile by dragging it down.
+        wait_version(page_b, 5)
+        assert len(meld_cards(page_b, "them")) == 2
+        assert page_b.locator('#seats-bar .seat-box[data-position="0"] .seat-box-count').inner_text() == "3 carte"
+        page_b.locator("#discard").drag_to(page_b.locator("#hand"))
+        wait_version(page_b, 6)
+        assert "QC" in hand(page_b) and "JS" in hand(page_b)
+        select(page_b, "5S", "6S", "7S")
+        page_b.click("#btn-meld")
+        wait_version(page_b, 7)
+        select(page_b, "AD")
+        page_b.click("#btn-discard")
+        wait_version(page_b, 8)
+        assert meld_cards(page_b, "us") == [["5S", "6S", "7S"]]
+        wait_version(page_a, 8)
+        shoot(page_a, screenshot_dir, "table-mid-1280")
+        shoot(page_b, screenshot_dir, "table-mid-390")
+
+        # Anna reloads in the middle of the hand and carries on, with the keyboard this time.
+        page_a.reload()
+        wait_version(page_a, 8)
+        assert sorted_cards(hand(page_a)) == ["3S", "4C", "QD"]
+        assert meld_cards(page_a, "them") == [["5S", "6S", "7S"]]
+        assert page_a.locator("#discard .pcard").evaluate_all("els => els.map(e => e.dataset.card)") == ["AD"]
+        page_a.focus("#btn-draw")
+        page_a.keyboard.press("Enter")
+        wait_version(page_a, 9)
+        assert "3D" in hand(page_a)
+        card(page_a, "4C").focus()
+        page_a.keyboard.press("Space")  # a card is a button: the keyboard selects it too
+        page_a.click("#btn-discard")
+        wait_version(page_a, 10)
+        wait_version(page_b, 10)
+        assert page_b.locator("#turn-label").inner_text() == "Tocca a te"
+
+        game = Game.objects.get(table=table)
+        assert game.version == 10
+        assert [m.action["type"] for m in Move.objects.filter(game=game)] == [
+            "draw", "meld", "lay_off", "meld", "discard", "take_discards", "meld", "discard", "draw", "discard"]
+        assert page_a.js_errors == [] and page_b.js_errors == []
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
+    anna, bruno = make_user("anna"), make_user("bruno")
+    table = create_table(creator=anna, ruleset=Ruleset.preset("mano_unica", draw_seconds=300, play_seconds=300))
+    sit(table_id=table.pk, user=bruno, position=1)
+    # Anna's side already took its pozzetto and has a clean burraco: she can close at once.
+    force_position(
+        table,
+        hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"]],
+        stock=["8C", "4D", "6C", "7C"],
+        discard=["3C"],
+        pozzetti=[None, POZZETTO_B],
+        melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
+        to_move=1,
+    )
+    ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
+    ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
+    try:
+        page_a.goto(f"{live_site}/tavolo/{table.pk}/")
+        page_b.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page_a, 0)
+        wait_version(page_b, 0)
+        assert page_a.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
+        assert "preso" in page_a.locator("#pozzetti").inner_text()
+
+        page_b.click("#btn-draw")
+        wait_version(page_b, 1)
+        card(page_b, "9D").drag_to(page_b.locator("#discard"))
+        wait_version(page_b, 2)
+
+        wait_version(page_a, 2)
+        page_a.click("#btn-draw")
+        wait_version(page_a, 3)
+        select(page_a, "TS", "JS", "QS")
+        card(page_a, "KS").click(button="right")  # right click anywhere on the hand melds the chosen cards
+        wait_version(page_a, 4)
+        card(page_a, "KS").drag_to(page_a.locator('#melds-us .meld[data-meld-id]').last)
+        wait_version(page_a, 5)
+        assert hand(page_a) == ["4D"]
+        card(page_a, "4D").drag_to(page_a.locator("#discard"))  # the closing discard
+
+        for page in (page_a, page_b):
+            page.locator("#score-dialog[open]").wait_for()
+        rows = page_a.locator("#score-table tbody tr").evaluate_all(
+            "trs => trs.map(tr => [...tr.children].map(c => c.textContent.trim()))")
+        assert rows == [
+            ["Carte calate", "85", "0"],
+            ["Burraco", "200", "0"],
+            ["Chiusura", "100", "0"],
+            ["Carte in mano", "0", "-40"],
+            ["Pozzetto", "0", "-100"],
+            ["Totale della mano", "385", "-140"],
+            ["Totale della partita", "385", "-140"],
+        ]
+        assert "Hai vinto!" in page_a.locator("#score-result").inner_text()
+        assert "Vince anna" in page_b.locator("#score-result").inner_text()
+        assert page_b.locator("#score-lobby").is_visible()
+        shoot(page_a, screenshot_dir, "table-score-1280")
+        shoot(page_b, screenshot_dir, "table-score-390")
+
+        # Opening the finished table again shows the same scoring.
+        page_b.reload()
+        page_b.locator("#score-dialog[open]").wait_for()
+        assert "Vince anna" in page_b.locator("#score-result").inner_text()
+        table.refresh_from_db()
+        assert table.status == Table.Status.FINISHED
+        assert page_a.js_errors == [] and page_b.js_errors == []
+    finally:
+        ctx_a.close()
+        ctx_b.close()
