@@ -1,0 +1,330 @@
+"""The table socket end to end through the real ASGI application (origin check, session auth,
+routing, channel layer) on the test database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from games.engine import Game as EngineGame
+from games.engine import Ruleset
+from games.models import Game, Hand, Move
+from games.services import presence, turns
+from tests.games.helpers import ORIGIN, make_user, started_table, ws_headers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 3
+
+
+def asgi_application():
+    """The site's ASGI application, imported without starting the embedded Celery worker in
+    the test process (the environment is restored so servers started later are unaffected)."""
+    saved = os.environ.get("BURRACO_NO_EMBEDDED_WORKER")
+    os.environ["BURRACO_NO_EMBEDDED_WORKER"] = "1"
+    try:
+        from burraco_site.asgi import application
+    finally:
+        if saved is None:
+            os.environ.pop("BURRACO_NO_EMBEDDED_WORKER", None)
+        else:
+            os.environ["BURRACO_NO_EMBEDDED_WORKER"] = saved
+    return application
+
+
+@pytest.fixture(autouse=True)
+def quiet_turns(monkeypatch):
+    # No timers or computer moves here: this file is about the socket.
+    monkeypatch.setattr(turns, "after_change", lambda game_id, version: None)
+
+
+@pytest.fixture
+def app():
+    return asgi_application()
+
+
+async def connect(app, table_id: int, user=None, origin=ORIGIN):
+    headers = await database_sync_to_async(ws_headers)(user, origin)
+    comm = WebsocketCommunicator(app, f"/ws/table/{table_id}/", headers=headers)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    return comm, connected
+
+
+async def receive(comm) -> dict:
+    return json.loads(await comm.receive_from(timeout=TIMEOUT))
+
+
+async def receive_type(comm, kind: str, limit: int = 20) -> dict:
+    """The next frame of this type (presence/table frames may come first)."""
+    for _ in range(limit):
+        frame = await receive(comm)
+        if frame["type"] == kind:
+            return frame
+    raise AssertionError(f"no {kind} frame")
+
+
+async def hello(comm, last_version=None) -> dict:
+    await comm.send_json_to({"type": "hello", "last_version": last_version})
+    return await receive_type(comm, "snapshot")
+
+
+@database_sync_to_async
+def two_player_game(**kwargs):
+    anna, bruno = make_user("anna"), make_user("bruno")
+    table = started_table([anna, bruno], **kwargs)
+    return anna, bruno, Game.objects.get(table=table)
+
+
+@database_sync_to_async
+def force_position(game: Game, engine_game: EngineGame) -> None:
+    game.state = engine_game.to_dict()
+    game.to_move = engine_game.to_move
+    game.save()
+    Hand.objects.filter(game=game, number=1).update(deal=engine_game.deal)
+
+
+@database_sync_to_async
+def reload(game: Game) -> Game:
+    return Game.objects.get(pk=game.pk)
+
+
+@database_sync_to_async
+def move_count() -> int:
+    return Move.objects.count()
+
+
+async def test_anonymous_socket_is_closed_with_4401(app):
+    _, _, game = await two_player_game()
+    comm, connected = await connect(app, game.table_id)
+    assert connected
+    assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_socket_from_another_origin_is_refused(app):
+    anna, _, game = await two_player_game()
+    comm, connected = await connect(app, game.table_id, anna, origin=(b"origin", b"http://evil.example"))
+    assert not connected
+
+
+async def test_unknown_table_is_closed_with_4404(app):
+    anna, _, _ = await two_player_game()
+    comm, connected = await connect(app, 999999, anna)
+    assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4404}
+
+
+async def test_seated_player_gets_its_own_view_and_a_spectator_no_hand(app):
+    anna, bruno, game = await two_player_game()
+    carla = await database_sync_to_async(make_user)("carla")
+    engine = EngineGame.from_dict(game.state)
+    comm, _ = await connect(app, game.table_id, anna)
+    snap = await hello(comm)
+    assert snap["seat"] == 0 and snap["version"] == 0
+    assert snap["view"]["hand"] == [c.text for c in engine.hand(0)]
+    assert snap["view"]["hand_counts"] == [11, 11] and snap["deadline"]
+    assert "hand" not in json.dumps(snap["table"])
+    spy, _ = await connect(app, game.table_id, carla)
+    snap = await hello(spy)
+    assert snap["seat"] is None and "hand" not in snap["view"] and snap["view"]["stock_count"] > 0
+    await comm.disconnect()
+    await spy.disconnect()
+
+
+async def test_action_by_a_spectator_or_for_the_wrong_seat_is_refused(app):
+    anna, bruno, game = await two_player_game()
+    carla = await database_sync_to_async(make_user)("carla")
+    spy, _ = await connect(app, game.table_id, carla)
+    await spy.send_json_to({"type": "action", "version": 0, "ref": "x1", "action": {"type": "draw"}})
+    error = await receive_type(spy, "error")
+    assert error == {"type": "error", "code": "not_seated", "message": "Non sei seduto a questo tavolo.",
+                     "ref": "x1", "version": 0}
+    other = 1 - game.to_move
+    user = anna if other == 0 else bruno
+    comm, _ = await connect(app, game.table_id, user)
+    await comm.send_json_to({"type": "action", "version": 0, "ref": 7, "action": {"type": "draw"}})
+    error = await receive_type(comm, "error")
+    assert error["code"] == "not_your_turn" and error["message"] == "Non è il tuo turno" and error["ref"] == 7
+    assert (await reload(game)).version == 0 and await move_count() == 0
+    await spy.disconnect()
+    await comm.disconnect()
+
+
+async def test_illegal_meld_gives_the_engine_message_and_the_state_is_unchanged(app):
+    anna, _, game = await two_player_game()
+    await force_position(game, EngineGame.setup(
+        Ruleset.preset("classico"), hands=["7H 8S 9H KD", "5S 5D QS"], stock="QC TS 4C", discard="QD", to_move=0))
+    comm, _ = await connect(app, game.table_id, anna)
+    await hello(comm)
+    await comm.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
+    event = await receive_type(comm, "event")
+    assert event["version"] == 1 and event["action"] == {"type": "draw"} and event["seat"] == 0
+    assert event["view"]["hand"] == ["7H", "8S", "9H", "KD", "QC"]
+    before = (await reload(game)).state
+    await comm.send_json_to({"type": "action", "version": 1, "ref": "m",
+                             "action": {"type": "meld", "cards": ["7H", "8S", "9H"]}})
+    error = await receive_type(comm, "error")
+    assert error == {"type": "error", "code": "mixed_suits", "message": "Le carte non sono tutte dello stesso seme",
+                     "ref": "m", "version": 1}
+    after = await reload(game)
+    assert after.state == before and after.version == 1 and await move_count() == 1
+    await comm.disconnect()
+
+
+async def test_bad_frames_get_error_frames_and_the_socket_keeps_working(app):
+    anna, _, game = await two_player_game()
+    comm, _ = await connect(app, game.table_id, anna)
+    await comm.send_to(text_data="{not json")
+    assert (await receive_type(comm, "error"))["code"] == "bad_json"
+    await comm.send_to(text_data="[1, 2]")
+    assert (await receive_type(comm, "error"))["code"] == "bad_frame"
+    await comm.send_json_to({"type": "teleport"})
+    error = await receive_type(comm, "error")
+    assert error["code"] == "unknown_type" and error["message"] == "Tipo di messaggio sconosciuto."
+    await comm.send_to(text_data=json.dumps({"type": "chat", "phrase": "x" * 5000}))
+    assert (await receive_type(comm, "error"))["code"] == "too_large"
+    await comm.send_json_to({"type": "chat", "phrase": "Che schifo di carte"})
+    error = await receive_type(comm, "error")
+    assert error["code"] == "bad_phrase"
+    assert error["message"] == "In chat si possono usare solo le frasi proposte."
+    await comm.send_json_to({"type": "ping"})
+    assert await receive_type(comm, "pong") == {"type": "pong"}
+    snap = await hello(comm)
+    assert snap["seat"] == 0
+    await comm.disconnect()
+
+
+async def test_a_flood_is_rate_limited_and_the_socket_recovers(app):
+    anna, _, game = await two_player_game()
+    comm, _ = await connect(app, game.table_id, anna)
+    for _ in range(12):
+        await comm.send_json_to({"type": "chat", "phrase": "ciao"})
+    codes = []
+    while len(codes) < 12:  # each phrase comes back as a chat frame or an error, in order
+        frame = await receive(comm)
+        if frame["type"] in ("chat", "error"):
+            codes.append(frame.get("code", "chat"))
+    assert codes[:5] == ["chat"] * 5  # a burst of 5 passes
+    assert codes.count("rate_limited") >= 12 - 7  # then only what refilled meanwhile
+    await asyncio.sleep(1.1)
+    snap = await hello(comm)
+    assert snap["type"] == "snapshot"
+    await comm.disconnect()
+
+
+async def test_sustained_abuse_closes_the_socket(app):
+    anna, _, game = await two_player_game()
+    comm, _ = await connect(app, game.table_id, anna)
+    for _ in range(60):
+        await comm.send_to(text_data="garbage")
+    closed = False
+    for _ in range(80):
+        output = await comm.receive_output(timeout=TIMEOUT)
+        if output["type"] == "websocket.close":
+            closed = output["code"] == 4429
+            break
+    assert closed
+
+
+async def test_two_tabs_of_one_player_both_receive_and_both_can_act(app):
+    anna, bruno, game = await two_player_game()
+    users = {0: anna, 1: bruno}
+    mover = game.to_move
+    tab1, _ = await connect(app, game.table_id, users[mover])
+    tab2, _ = await connect(app, game.table_id, users[mover])
+    await hello(tab1)
+    await hello(tab2)
+    await tab1.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
+    e1, e2 = await receive_type(tab1, "event"), await receive_type(tab2, "event")
+    assert e1 == e2 and e1["version"] == 1 and len(e1["view"]["hand"]) == 12
+    discard = e1["view"]["hand"][0]
+    await tab2.send_json_to({"type": "action", "version": 1, "action": {"type": "discard", "card": discard}})
+    e1, e2 = await receive_type(tab1, "event"), await receive_type(tab2, "event")
+    assert e1["version"] == e2["version"] == 2 and e1["action"] == {"type": "discard", "card": discard}
+    # The same click from both tabs: one wins, the other is told the game moved on.
+    await tab1.send_json_to({"type": "action", "version": 1, "action": {"type": "draw"}})
+    error = await receive_type(tab1, "error")
+    assert error["code"] == "stale_version" and error["version"] == 2
+    assert (await receive_type(tab1, "snapshot"))["version"] == 2
+    await tab1.disconnect()
+    await tab2.disconnect()
+
+
+async def test_reconnect_with_hello_gets_a_snapshot_at_the_right_version(app):
+    anna, bruno, game = await two_player_game()
+    users = {0: anna, 1: bruno}
+    mover = game.to_move
+    comm, _ = await connect(app, game.table_id, users[mover])
+    await hello(comm)
+    await comm.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
+    await receive_type(comm, "event")
+    await comm.disconnect()
+    back, _ = await connect(app, game.table_id, users[mover])
+    snap = await hello(back, last_version=0)
+    engine = EngineGame.from_dict((await reload(game)).state)
+    assert snap["version"] == 1 and snap["view"]["hand"] == [c.text for c in engine.hand(mover)]
+    assert snap["view"]["phase"] == "play"
+    await back.disconnect()
+
+
+async def test_presence_follows_sockets_across_tabs(app):
+    anna, bruno, game = await two_player_game()
+    table_id = game.table_id
+    tab1, _ = await connect(app, table_id, anna)
+    frame = await receive_type(tab1, "presence")
+    assert frame["seats"][0]["online"] is True and frame["seats"][1]["online"] is False
+    tab2, _ = await connect(app, table_id, anna)
+    await receive_type(tab1, "presence")
+    await tab2.disconnect()
+    frame = await receive_type(tab1, "presence")
+    assert frame["seats"][0]["online"] is True  # one tab is still open
+    assert await database_sync_to_async(presence.is_online)(table_id, 0)
+    bob, _ = await connect(app, table_id, bruno)
+    frame = await receive_type(tab1, "presence")
+    assert [s["online"] for s in frame["seats"]] == [True, True]
+    assert [s["online"] for s in (await receive_type(bob, "presence"))["seats"]] == [True, True]
+    await tab1.disconnect()
+    frame = await receive_type(bob, "presence")
+    assert [s["online"] for s in frame["seats"]] == [False, True]
+    assert await database_sync_to_async(presence.seats_online)(table_id, [0, 1]) == {0: False, 1: True}
+    await bob.disconnect()
+
+
+async def test_chat_phrase_reaches_everyone_at_the_table(app):
+    anna, bruno, game = await two_player_game()
+    a, _ = await connect(app, game.table_id, anna)
+    b, _ = await connect(app, game.table_id, bruno)
+    await a.send_json_to({"type": "chat", "phrase": "bella_mano"})
+    frame = await receive_type(b, "chat")
+    assert frame == {"type": "chat", "seat": 0, "username": "anna", "phrase": "bella_mano", "text": "Bella mano!"}
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_a_socket_on_a_waiting_table_follows_the_start(app):
+    @database_sync_to_async
+    def waiting_table():
+        from games.services import tables
+
+        anna, bruno = make_user("anna"), make_user("bruno")
+        table = tables.create_table(creator=anna, ruleset=Ruleset.preset("classico"))
+        return anna, bruno, table
+
+    anna, bruno, table = await waiting_table()
+    comm, _ = await connect(app, table.pk, anna)
+    snap = await hello(comm)
+    assert snap["view"] is None and snap["seat"] == 0 and snap["table"]["status"] == "waiting"
+
+    @database_sync_to_async
+    def bruno_sits():
+        from games.services import tables
+
+        tables.sit(table_id=table.pk, user=bruno, position=1)
+
+    await bruno_sits()
+    frame = await receive_type(comm, "snapshot")
+    assert frame["version"] == 0 and len(frame["view"]["hand"]) == 11
+    await comm.disconnect()
