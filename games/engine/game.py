@@ -12,6 +12,7 @@ import random
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -747,16 +748,17 @@ def _three_card_melds(distinct: dict[str, Card], counts: dict[str, int],
     for positions in by_suit.values():
         if len(positions) < 2:
             continue
-        for start in range(1, 13):
+        mask = 0
+        for pos in positions:
+            mask |= 1 << pos
+        for start, hole in _windows(mask):
             window = [positions.get(start), positions.get(start + 1), positions.get(start + 2)]
-            missing = window.count(None)
-            if missing > 1:
-                continue
-            if missing == 0:
+            if hole < 0:
                 candidates.append(list(window))
-            for i in range(3):
-                if missing and window[i] is not None:
-                    continue
+                spots: tuple[int, ...] = (0, 1, 2)
+            else:
+                spots = (hole,)
+            for i in spots:
                 for w in wilds:
                     trio = list(window)
                     trio[i] = w
@@ -774,6 +776,20 @@ def _three_card_melds(distinct: dict[str, Card], counts: dict[str, int],
         if key not in seen:
             seen.add(key)
             yield meld
+
+
+@lru_cache(maxsize=4096)
+def _windows(mask: int) -> tuple[tuple[int, int], ...]:
+    """Runs of three positions (1..14) with at least two present in ``mask``: (start, index of
+    the missing one or -1)."""
+    found = []
+    for start in range(1, 13):
+        present = [(mask >> (start + i)) & 1 for i in range(3)]
+        if sum(present) == 3:
+            found.append((start, -1))
+        elif sum(present) == 2:
+            found.append((start, present.index(0)))
+    return tuple(found)
 
 
 def replay(deal: dict[str, Any], actions: Sequence[Action]) -> Game:

@@ -94,9 +94,12 @@ class Ruleset:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready options; ``preset`` names the preset they started from."""
-        d = asdict(self)
-        d["preset"] = d.pop("preset_name")
-        return d
+        cached = _AS_DICT.get(self)
+        if cached is None:  # views carry the options every time: build them once per ruleset
+            cached = asdict(self)
+            cached["preset"] = cached.pop("preset_name")
+            _AS_DICT[self] = cached
+        return dict(cached)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
@@ -107,6 +110,7 @@ class Ruleset:
         return replace(PRESETS[name], **data)
 
 
+_AS_DICT: dict[Ruleset, dict[str, Any]] = {}
 _FLAGS = ("semipulito", "close_by_melding", "burraco_sets", "pozzetto_must_be_played")
 _TIMERS = ("draw_seconds", "play_seconds", "grace_seconds")
 _FIELDS = tuple(f for f in Ruleset.__dataclass_fields__ if f != "preset_name")
