@@ -7,6 +7,7 @@ from django.urls import path
 
 from .views import lobby as lobby_views
 from .views import placeholders
+from .views import rules as rules_views
 from .views import table as table_views
 
 urlpatterns = [
@@ -21,5 +22,5 @@ urlpatterns = [
     path("tavolo/invito/<str:token>/", table_views.table_invite, name="table_invite"),
     path("storico/", placeholders.history, name="history"),
     path("classifiche/", placeholders.leaderboards, name="leaderboards"),
-    path("regole/", placeholders.rules, name="rules"),
+    path("regole/", rules_views.rules, name="rules"),
 ]

@@ -1,0 +1,250 @@
+"""What the rules pages show, read from the engine's own definitions so the pages cannot drift.
+
+Card points, burraco bonuses, the closing bonus and pozzetto penalty, the table options and
+presets, the refusal messages and the verdicts on the worked examples all come from
+games.engine at request time. The engine's Italian texts are marked below for translation
+(`gettext_noop`), so the English page translates them; a test checks that every engine text is
+in this list and translated, so a new engine message cannot go unnoticed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from games.engine import (
+    BURRACO_BONUS,
+    CARD_POINTS,
+    ENGINE_MESSAGES,
+    OPTIONS,
+    PRESETS,
+    RULEBOOK_MESSAGES,
+    Game,
+    IllegalMove,
+    Ruleset,
+    check_meld,
+    lay_off,
+    parse_cards,
+)
+from games.engine.game import CLOSING_BONUS, HAND_SIZE, POZZETTO_PENALTY, POZZETTO_SIZE
+
+# The engine's Italian texts, marked so makemessages puts them in the catalogue. Kept equal to
+# the engine's tables by tests/rules/test_rules_pages.py.
+ENGINE_TEXTS = (
+    # RULEBOOK_MESSAGES
+    gettext_noop("Numero di carte non valido (min 3, max 14)"),
+    gettext_noop("I valori delle carte non sono omogenei: non formano né una scala né un tris"),
+    gettext_noop("Le carte non sono tutte dello stesso seme"),
+    gettext_noop("Ci sono almeno due carte dello stesso valore"),
+    gettext_noop("La distanza tra due carte è troppo grande per essere colmata"),
+    gettext_noop("La matta non è sufficiente per colmare tutti i buchi"),
+    gettext_noop("Numero di pinelle superiore a due"),
+    gettext_noop("È ammesso un solo Joker in una giocata"),
+    gettext_noop("Con un Joker è ammessa al massimo una pinella"),
+    gettext_noop("Nessuna pinella ha il seme corretto per stare al suo posto nella scala"),
+    gettext_noop("La pinella aggiunta non può sanare quella già presente"),
+    gettext_noop("Esiste già una combinazione uguale nel gioco"),
+    gettext_noop("Resteresti con in mano solo la carta raccolta dagli scarti, che non si può scartare"),
+    gettext_noop("Non si può scartare l'unica carta presa dagli scarti"),
+    gettext_noop("Non è possibile restare con una matta in mano"),
+    gettext_noop("Non è possibile restare con una sola carta in mano senza aver fatto Burraco"),
+    gettext_noop("Non si possono calare tutte le carte avendo già preso il Pozzetto"),
+    gettext_noop("Bisogna aver fatto Burraco per terminare"),
+    # ENGINE_MESSAGES
+    gettext_noop("Non è il tuo turno"),
+    gettext_noop("Prima si pesca: dal tallone oppure tutti gli scarti"),
+    gettext_noop("Hai già pescato in questo turno"),
+    gettext_noop("Quella carta non è nella tua mano"),
+    gettext_noop("Un gioco non può essere fatto di sole matte"),
+    gettext_noop("Non si può calare un tris di pinelle"),
+    gettext_noop("In un gioco sta una matta sola: un 2 è naturale solo accanto al 3 del suo seme"),
+    gettext_noop("Non si chiude scartando una matta"),
+    gettext_noop("Per chiudere serve prima il Pozzetto"),
+    gettext_noop("La mano è già finita"),
+    gettext_noop("Quel gioco non c'è tra quelli della tua parte del tavolo"),
+    gettext_noop("Mossa non riconosciuta"),
+    gettext_noop("Carta non riconosciuta"),
+    gettext_noop("Non ci sono scarti da raccogliere"),
+    gettext_noop("Il tallone è vuoto"),
+    gettext_noop("Opzione del tavolo non valida"),
+    gettext_noop("Posizione di gioco non valida"),
+    gettext_noop("La mano non è ancora finita"),
+    gettext_noop("La partita è già finita"),
+    # OPTIONS labels
+    gettext_noop("Giocatori (4 = due coppie)"),
+    gettext_noop("Punteggio da raggiungere (nessuno = una sola mano)"),
+    gettext_noop("Burraco semipulito da 150 punti"),
+    gettext_noop("Chiusura anche calando l'ultima carta, senza scarto"),
+    gettext_noop("Tallone finito: mano chiusa a due carte, oppure il pozzetto diventa tallone"),
+    gettext_noop("Anche un tris di 7 o più carte è burraco"),
+    gettext_noop("Il pozzetto preso con lo scarto conta solo se si arriva a giocarlo"),
+    gettext_noop("Secondi per pescare"),
+    gettext_noop("Secondi per il resto del turno"),
+    gettext_noop("Secondi di assenza prima che giochi il computer"),
+)
+
+
+def engine_text(text: str) -> str:
+    """An engine Italian text in the active language (unchanged in Italian)."""
+    return _(text)
+
+
+def preset_label(name: str) -> str:
+    labels = {"classico": _("Classico"), "mano_unica": _("Mano unica"), "testa_a_testa": _("Testa a testa")}
+    return labels.get(name, name)
+
+
+def option_value_label(name: str, value: Any) -> str:
+    """How one option value reads on the pages (and in history filters)."""
+    if isinstance(value, bool):
+        return _("sì") if value else _("no")
+    if name == "target":
+        return _("nessuno: una mano sola") if value is None else str(value)
+    if name == "stock_exhausted":
+        return {
+            "end_at_two": _("fine della mano a 2 carte"),
+            "pozzetto_becomes_stock": _("il pozzetto diventa tallone"),
+        }.get(value, str(value))
+    if name == "players":
+        return _("2 o 4") if value is None else str(value)
+    return str(value)
+
+
+def burraco_label(kind: str | None) -> str:
+    labels = {"pulito": _("pulito"), "semipulito": _("semipulito"), "sporco": _("sporco")}
+    return labels.get(kind or "", kind or "")
+
+
+def options_table() -> list[dict[str, Any]]:
+    """One row per engine option: its label, each preset's value, the values a table may choose."""
+    rows = []
+    for option in OPTIONS:
+        name = option["name"]
+        per_preset = []
+        for preset_name, ruleset in PRESETS.items():
+            value = getattr(ruleset, name)
+            if name == "players" and preset_name == "classico":
+                value = None  # the club rules are played by 2 or by 4
+            per_preset.append(option_value_label(name, value))
+        values = option["values"]
+        choices = _("numero di secondi") if values == "int" else " / ".join(option_value_label(name, v) for v in values)
+        rows.append({"name": name, "label": engine_text(option["label"]), "presets": per_preset, "choices": choices})
+    return rows
+
+
+def presets() -> list[dict[str, str]]:
+    return [{"name": name, "label": preset_label(name)} for name in PRESETS]
+
+
+def card_points_rows() -> list[dict[str, Any]]:
+    """Card values grouped by points, highest first, each with sample cards to draw."""
+    rank_names = {"JK": _("jolly"), "2": _("pinella (2)"), "A": _("asso"), "K": "K", "Q": "Q", "J": "J", "T": "10"}
+    by_points: dict[int, list[str]] = {}
+    for rank, points in CARD_POINTS.items():
+        by_points.setdefault(points, []).append(rank)
+    rows = []
+    for points in sorted(by_points, reverse=True):
+        ranks = by_points[points]
+        samples = ["JK" if r == "JK" else r + "HSDC"[i % 4] for i, r in enumerate(ranks)]
+        rows.append({"points": points, "ranks": [rank_names.get(r, r) for r in ranks], "cards": samples})
+    return rows
+
+
+def refusals() -> list[dict[str, Any]]:
+    """Every refusal the engine can give: code, the Italian shown in play, the translation."""
+    rows = []
+    for source, table in (("rulebook", RULEBOOK_MESSAGES), ("engine", ENGINE_MESSAGES)):
+        for code, message in table.items():
+            rows.append({"code": code, "message": message, "translated": engine_text(message), "source": source})
+    return rows
+
+
+def _verdict(cards: str, ruleset: Ruleset) -> dict[str, Any]:
+    try:
+        meld = check_meld(cards, ruleset)
+    except IllegalMove as exc:
+        return {"cards": cards.split(), "ok": False, "message": engine_text(exc.message), "code": exc.code}
+    return {
+        "cards": meld.texts(), "ok": True, "kind": meld.kind, "points": meld.points,
+        "burraco": burraco_label(meld.burraco),
+        "bonus": meld.bonus, "wild": meld.wild,
+    }
+
+
+# Worked examples (RULES §14): the cards as a player would pick them, in the order they are shown;
+# the verdict and the order on the table come from the engine.
+MELD_EXAMPLES = (
+    "7H 8H 9H", "QH KH AH", "KH AH 2H 3H", "KH AH 2H", "AH 2H 3H", "2H 3H 4H JK", "AH 2H JK",
+    "5H 5S JK", "2S 2H 2D", "5H JK 2C",
+)
+BURRACO_EXAMPLES = ("3H 4H 5H 6H 7H 8H 9H", "3H 4H JK 6H 7H 8H 9H", "8S 8S 8H 8D 8C 8C 8H")
+
+
+def meld_examples() -> list[dict[str, Any]]:
+    classico = Ruleset.preset("classico")
+    return [_verdict(cards, classico) for cards in MELD_EXAMPLES]
+
+
+def burraco_examples() -> dict[str, Any]:
+    """Burraco kinds from the engine, the wild sliding, and the semipulito option."""
+    classico = Ruleset.preset("classico")
+    semi = Ruleset.preset("classico", semipulito=True)
+    no_sets = Ruleset.preset("testa_a_testa")
+    dirty = check_meld("3H 4H JK 6H 7H 8H 9H", classico)
+    slid = lay_off(dirty, parse_cards("5H"), classico)
+    return {
+        "kinds": [_verdict(cards, classico) for cards in BURRACO_EXAMPLES],
+        "slide_before": dirty.texts(),
+        "slide_after": slid.texts(),
+        "slide_burraco": burraco_label(slid.burraco),
+        "semi_on": _verdict("3H 4H 5H 6H 7H 8H 9H JK", semi),
+        "semi_off": _verdict("3H 4H 5H 6H 7H 8H 9H JK", classico),
+        "set_without_option": _verdict("8S 8S 8H 8D 8C 8C 8H", no_sets),
+        "bonus": BURRACO_BONUS,
+    }
+
+
+def scoring_example() -> dict[str, Any]:
+    """A hand closed on the table by the engine: the position, the closing plays and score()."""
+    ruleset = Ruleset.preset("classico")
+    game = Game.setup(
+        ruleset,
+        hands=["KD", "AS JK 4D"],
+        stock="5H 9C 9D",
+        discard="6C",
+        pozzetti=[None, "3C 3D 3S 4C 4S 6D 6S 7D 7S 8D 8S"],
+        melds=[["3H 4H 5H 6H 7H 8H 9H", "5S 5D 5C"], ["7C 8C 9C"]],
+        to_move=0,
+    )
+    before = {
+        "hand": [c.text for c in game.hand(0)],
+        "opponent_hand": [c.text for c in game.hand(1)],
+        "melds": [[m.texts() for m in game.melds(side)] for side in (0, 1)],
+    }
+    set_id = game.melds(0)[1].id
+    game.apply(0, {"type": "draw"})
+    game.apply(0, {"type": "lay_off", "meld": set_id, "cards": ["5H"]})
+    game.apply(0, {"type": "discard", "card": "KD"})
+    return {**before, "score": game.score(), "end_reason": game.end_reason}
+
+
+def rules_context() -> dict[str, Any]:
+    stock_counts = {n: 108 - n * HAND_SIZE - 2 * POZZETTO_SIZE - 1 for n in (2, 4)}
+    return {
+        "card_points": card_points_rows(),
+        "burraco_bonus": BURRACO_BONUS,
+        "closing_bonus": CLOSING_BONUS,
+        "pozzetto_penalty": POZZETTO_PENALTY,
+        "hand_size": HAND_SIZE,
+        "pozzetto_size": POZZETTO_SIZE,
+        "stock_2": stock_counts[2],
+        "stock_4": stock_counts[4],
+        "options": options_table(),
+        "presets": presets(),
+        "refusals": refusals(),
+        "meld_examples": meld_examples(),
+        "burraco": burraco_examples(),
+        "scoring": scoring_example(),
+    }

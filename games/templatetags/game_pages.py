@@ -1,0 +1,69 @@
+"""Template helpers of the site pages (rules, history, replays): cards drawn in HTML.
+
+The markup is the live table's (static/js/table.js `cardFace`, styled by static/css/table.css
+`.pcard`), so a card looks the same at the table, in a replay and on the rules pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django import template
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+
+register = template.Library()
+
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def suit_names() -> dict[str, str]:
+    return {"S": _("picche"), "H": _("cuori"), "D": _("quadri"), "C": _("fiori")}
+
+
+def card_label(text: str) -> str:
+    """The spoken name of a card, for screen readers and tooltips."""
+    if text == "JK":
+        return _("jolly")
+    rank = "10" if text[0] == "T" else text[0]
+    label = f"{rank} {suit_names().get(text[1], text[1])}"
+    return f"{label} ({_('pinella')})" if text[0] == "2" else label
+
+
+@register.simple_tag
+def card_face(text: str, wild: bool = False) -> SafeString:
+    """One card face; `wild` marks a card standing for another in a meld."""
+    extra = " as-wild" if wild else ""
+    if text == "JK":
+        return format_html(
+            '<span class="pcard joker{}" role="img" aria-label="{}" title="{}"><span class="idx"><span class="r">JK'
+            '</span><span class="s">★</span></span><span class="pip">★</span></span>',
+            extra, card_label(text), card_label(text),
+        )
+    suit = text[1]
+    classes = ("red " if suit in "HD" else "") + ("pinella" if text[0] == "2" else "")
+    rank = "10" if text[0] == "T" else text[0]
+    return format_html(
+        '<span class="pcard {}{}" role="img" aria-label="{}" title="{}"><span class="idx"><span class="r">{}</span>'
+        '<span class="s">{}</span></span><span class="pip">{}</span></span>',
+        classes.strip(), extra, card_label(text), card_label(text), rank, SUIT_SYMBOL[suit], SUIT_SYMBOL[suit],
+    )
+
+
+@register.simple_tag
+def card_row(cards: str | Iterable[str], wild: int | None = None) -> SafeString:
+    """A row of cards (a list of notations or a space separated string); `wild` is an index."""
+    texts = cards.split() if isinstance(cards, str) else list(cards)
+    return format_html(
+        '<span class="cards-row">{}</span>',
+        format_html_join("", "{}", ((card_face(t, i == wild),) for i, t in enumerate(texts))),
+    )
+
+
+@register.filter
+def side_total(score: list[dict] | None, side: int) -> int | None:
+    """The total of one side in a stored Hand.score."""
+    if not score:
+        return None
+    return score[side].get("total")

@@ -1,0 +1,14 @@
+"""The rules page: the rule book in the site's words, with every figure read from the engine."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from games.selectors.rules import rules_context
+
+
+@require_GET
+def rules(request: HttpRequest) -> HttpResponse:
+    return render(request, "rules/rules.html", rules_context())
