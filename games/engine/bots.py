@@ -24,17 +24,20 @@ def random_action(game: Game, seat: int, rng: random.Random,
     >>> random_action(g, g.to_move, random.Random(0))["type"] in ("draw", "take_discards")
     True
     """
-    legal = list(game.legal_actions(seat))
-    if not legal:
-        raise ValueError("no legal action for this seat")
-    if legal[0]["type"] in ("draw", "take_discards"):
+    if game.phase == "draw":
+        legal = list(game.legal_actions(seat))
+        if not legal:
+            raise ValueError("no legal action for this seat")
         if len(legal) > 1 and rng.random() < take_discards:
             return legal[1]
         return legal[0]
-    plays = [a for a in legal if a["type"] != "discard"]
-    if plays and rng.random() < play:
-        return rng.choice(plays)
-    discards = [a for a in legal if a["type"] == "discard"] or legal
+    if rng.random() < play:
+        plays = list(game.legal_actions(seat, kinds=("lay_off", "meld")))
+        if plays:
+            return rng.choice(plays)
+    discards = list(game.legal_actions(seat, kinds=("discard",)))
+    if not discards:
+        raise ValueError("no legal action for this seat")
     return rng.choice(discards)
 
 

@@ -647,9 +647,12 @@ class Game:
 
     # ------------------------------------------------------------------ legal actions
 
-    def legal_actions(self, seat: int) -> Iterator[Action]:
+    def legal_actions(self, seat: int, kinds: Sequence[str] = ACTION_TYPES) -> Iterator[Action]:
         """Every draw, every discard, every legal meld of 3 cards from the hand and every legal
-        single-card lay-off for ``seat`` (nothing when it is not that seat's turn)."""
+        single-card lay-off for ``seat`` (nothing when it is not that seat's turn).
+
+        ``kinds`` limits the search to some action types (a bot that only wants a discard
+        need not look for melds)."""
         if self.phase == OVER or seat != self.to_move:
             return
         if self.phase == DRAW:
@@ -670,7 +673,7 @@ class Game:
         table = self.table[side]
         side_burraco = self.has_burraco(side)
         # Lay-offs, one card at a time.
-        for index, meld in enumerate(table):
+        for index, meld in enumerate(table if "lay_off" in kinds else ()):
             for c in distinct.values():
                 if not meld.could_take(c):
                     continue
@@ -689,7 +692,7 @@ class Game:
                         continue
                 yield {"type": "lay_off", "meld": meld.id, "cards": [c.text]}
         # New melds of three cards.
-        if size >= 3:
+        if size >= 3 and "meld" in kinds:
             set_ranks = {m.low for m in table if m.kind == "set"}
             for meld in _three_card_melds(distinct, counts, ruleset):
                 if meld.kind == "set" and meld.low in set_ranks:
@@ -704,6 +707,8 @@ class Game:
                         continue
                 yield {"type": "meld", "cards": meld.texts()}
         # Discards.
+        if "discard" not in kinds:
+            return
         picked = self.picked
         for text, c in distinct.items():
             if picked is not None and c == picked and counts[text] == 1:

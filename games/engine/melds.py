@@ -8,7 +8,7 @@ natural (the reading with fewest wilds), so a clean meld stays clean (RULES §4)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .cards import Card, parse_cards
 from .errors import IllegalMove
@@ -62,7 +62,11 @@ class Meld:
         return [c.text for c in self.cards]
 
     def to_dict(self) -> dict:
-        """JSON-ready description, as views and saved games carry it."""
+        """JSON-ready description, as views and saved games carry it (a fresh dict each call).
+
+        >>> check_meld("5H 5S JK").to_dict()
+        {'id': 0, 'kind': 'set', 'cards': ['5H', '5S', 'JK'], 'burraco': None, 'points': 40, 'wild': 2}
+        """
         return {"id": self.id, "kind": self.kind, "cards": [c.text for c in self.cards],
                 "burraco": self.burraco, "points": self.points, "wild": self.wild}
 
@@ -197,7 +201,7 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
             raise IllegalMove("mixed_suits")
         prefer = TOP if meld.wild is None else meld.low + meld.wild
         new = _read_sequence(plain, twos, jokers, forced, prefer, True, has_natural_two, ruleset)
-    return replace(new, id=meld.id)
+    return Meld(new.kind, new.cards, new.burraco, new.points, new.wild, new.low, new.suit, meld.id)
 
 
 def _read_set(plain: list[Card], twos: list[Card], jokers: list[Card], forced: Card | None,
