@@ -203,12 +203,12 @@ async def test_a_flood_is_rate_limited_and_the_socket_recovers(app):
     for _ in range(12):
         await comm.send_json_to({"type": "chat", "phrase": "ciao"})
     codes = []
-    while len(codes) < 12:  # each phrase comes back as a chat frame or an error, in order
+    while len(codes) < 12:  # each phrase comes back as a chat frame (via the layer) or an error
         frame = await receive(comm)
         if frame["type"] in ("chat", "error"):
             codes.append(frame.get("code", "chat"))
-    assert codes[:5] == ["chat"] * 5  # a burst of 5 passes
-    assert codes.count("rate_limited") >= 12 - 7  # then only what refilled meanwhile
+    # A burst of 5 passes, then only what refilled meanwhile.
+    assert 5 <= codes.count("chat") <= 7 and codes.count("rate_limited") == 12 - codes.count("chat")
     await asyncio.sleep(1.1)
     snap = await hello(comm)
     assert snap["type"] == "snapshot"
