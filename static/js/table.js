@@ -245,7 +245,7 @@ function onSnapshot(frame) {
       location.reload();
       return;
     }
-    cfg.status = status; // playing -> finished: the last scoring stays on screen
+    setStatus(status); // playing -> finished: the last scoring stays on screen
   }
   if (frame.table && Array.isArray(frame.table.seats)) updateSeatInfo(frame.table.seats);
   if (Array.isArray(frame.presence)) for (const p of frame.presence) state.presence.set(p.position, p);
@@ -339,8 +339,14 @@ function onTableChange(frame) {
     return;
   }
   if (Array.isArray(table.seats)) updateSeatInfo(table.seats);
-  if (table.status) cfg.status = table.status;
+  if (table.status) setStatus(table.status);
   render();
+}
+
+function setStatus(status) {
+  cfg.status = status;
+  const tag = document.getElementById("status-tag");
+  if (tag && L.status[status]) tag.textContent = L.status[status];
 }
 
 function updateSeatInfo(seats) {
@@ -513,6 +519,9 @@ function renderSeats(v) {
     const info = seatInfo.get(pos);
     if (online !== null && !(info && info.computer)) dot.title = online ? L.online : L.offline;
     const name = el("span", "seat-box-name", seatName(pos));
+    if (n === 4 && state.seat !== null && pos !== state.seat && pos % 2 === state.seat % 2) {
+      name.append(" ", el("small", "partner-tag", L.partner));
+    }
     const count = el("span", "seat-box-count", cardsText((v.hand_counts || [])[pos] ?? 0));
     box.append(dot, name);
     if (!v.hand_over && v.to_move === pos) box.append(el("span", "seat-clock"));

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import Ruleset
-from games.models import Game, Move, Table
+from games.models import Game, Move, Seat, Table
 from games.services.tables import create_table, sit
 from tests.factories import make_user
 
@@ -32,10 +32,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # Cards that are not in play but make the pozzetti real (never more than two copies of a card).
 POZZETTO_A = ["2S", "3C", "4S", "6D", "7C", "8S", "9S", "TS", "JC", "QS", "KH"]
 POZZETTO_B = ["2D", "3H", "4D", "6S", "7D", "8H", "9H", "TH", "JH", "QH", "AC"]
-
-
-def sorted_cards(cards):
-    return sorted(cards)
 
 
 def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser, screenshot_dir):
@@ -77,7 +73,7 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
         page_b.reload()
         wait_version(page_a, 0)
         wait_version(page_b, 0)
-        assert sorted_cards(hand(page_a)) == sorted_cards(
+        assert sorted(hand(page_a)) == sorted(
             ["5H", "7H", "8H", "9H", "KS", "KD", "KC", "4C", "JS", "QD", "3S"])
         assert page_a.locator("#turn-label").inner_text() == "Tocca a te"
         assert page_b.locator("#turn-label").inner_text() == "Tocca a anna"
@@ -117,7 +113,7 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
         wait_version(page_a, 4)
         card(page_a, "JS").drag_to(page_a.locator("#discard"))
         wait_version(page_a, 5)
-        assert sorted_cards(hand(page_a)) == ["3S", "4C", "QD"]
+        assert sorted(hand(page_a)) == ["3S", "4C", "QD"]
         assert page_a.locator("#turn-label").inner_text() == "Tocca a bruno"
 
         # Bruno (on a phone) sees it all and takes the whole discard pile by dragging it down.
@@ -141,7 +137,7 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
         # Anna reloads in the middle of the hand and carries on, with the keyboard this time.
         page_a.reload()
         wait_version(page_a, 8)
-        assert sorted_cards(hand(page_a)) == ["3S", "4C", "QD"]
+        assert sorted(hand(page_a)) == ["3S", "4C", "QD"]
         assert meld_cards(page_a, "them") == [["5S", "6S", "7S"]]
         assert page_a.locator("#discard .pcard").evaluate_all("els => els.map(e => e.dataset.card)") == ["AD"]
         page_a.focus("#btn-draw")
@@ -179,13 +175,31 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
         melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
         to_move=1,
     )
+    # Bruno was away long enough for the computer to take his seat.
+    Seat.objects.filter(table=table, position=1).update(covered_by_computer=True)
     ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
     ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
     try:
         page_a.goto(f"{live_site}/tavolo/{table.pk}/")
-        page_b.goto(f"{live_site}/tavolo/{table.pk}/")
         wait_version(page_a, 0)
+        covered = page_a.locator('#seats-bar .seat-box[data-position="1"]')
+        assert "il computer gioca per bruno" in covered.inner_text()
+        assert covered.locator(".dot.offline").count() == 1
+        page_b.goto(f"{live_site}/tavolo/{table.pk}/")
         wait_version(page_b, 0)
+        covered.locator(".dot.online").wait_for()  # Anna sees Bruno come online
+        assert page_b.locator("#back-wrap").is_visible()
+        page_b.locator("#btn-back").click()  # "Sono tornato"
+        page_b.locator("#back-wrap").wait_for(state="hidden")
+        page_a.wait_for_function(
+            "!document.querySelector('#seats-bar .seat-box[data-position=\"1\"]').textContent.includes('computer')")
+        assert not Seat.objects.get(table=table, position=1).covered_by_computer
+
+        # Ready-made chat phrases only.
+        assert page_b.locator("#chat-form input[type=text], #chat-form textarea").count() == 0
+        page_b.select_option("#chat-phrase", "buona_fortuna")
+        page_b.click("#chat-form button[type=submit]")
+        page_a.locator("#chat-log li", has_text="bruno: Buona fortuna").wait_for()
         assert page_a.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
         assert "preso" in page_a.locator("#pozzetti").inner_text()
 
@@ -234,3 +248,139 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
     finally:
         ctx_a.close()
         ctx_b.close()
+
+
+def test_lobby_live_list_presets_and_one_click_computer(live_site, browser, screenshot_dir):
+    anna, carlo = make_user("anna"), make_user("carlo")
+    ctx, page = signed_in_page(browser, live_site, anna, DESKTOP)
+    ctx_phone, phone = signed_in_page(browser, live_site, anna, PHONE)
+    try:
+        page.goto(f"{live_site}/gioca/")
+        page.locator("#lobby-live").wait_for()  # the lobby socket is open
+        assert page.locator("#no-tables").is_visible()
+
+        # A preset fills the options; a two-player variant cannot be picked for four.
+        page.select_option("#id_preset", "mano_unica")
+        assert page.input_value("#id_target") == "none"
+        assert page.is_checked("#id_close_by_melding")
+        assert page.input_value("#id_stock_exhausted") == "pozzetto_becomes_stock"
+        assert page.locator("#id_players option[value='4']").is_disabled()
+        page.select_option("#id_preset", "classico")
+        assert page.input_value("#id_target") == "2005"
+        assert not page.is_checked("#id_close_by_melding")
+
+        # Somebody else opens a table: it shows up without reloading, with a seat to take.
+        ctx_carlo, by_carlo = signed_in_page(browser, live_site, carlo, DESKTOP)
+        by_carlo.goto(f"{live_site}/gioca/")
+        by_carlo.select_option("#id_players", "4")
+        by_carlo.click("#create-table")
+        by_carlo.wait_for_selector("#waiting-room")
+        ctx_carlo.close()
+        table = Table.objects.get(creator=carlo)
+        item = page.locator(f'.table-item[data-table-id="{table.pk}"]')
+        item.wait_for()
+        assert "carlo" in item.inner_text() and "4 giocatori" in item.inner_text()
+        assert item.locator(".sit-button").is_visible()
+        page.screenshot(path=str(screenshot_dir / "lobby-1280.png"), full_page=True)
+        phone.goto(f"{live_site}/gioca/")
+        phone.locator(f'.table-item[data-table-id="{table.pk}"]').wait_for()
+        phone.screenshot(path=str(screenshot_dir / "lobby-390.png"), full_page=True)
+        overflow = phone.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+        assert not overflow  # nothing sticks out sideways on a phone
+
+        # One click against the computer: a started table with the computer in seat 2.
+        page.select_option("#quick-level", "esperto")
+        page.click("#play-computer")
+        page.wait_for_selector("#game")
+        wait_version(page, 0)
+        assert "Computer (Esperto)" in page.locator("#seats-bar").inner_text()
+        assert len(hand(page)) in (11, 12)
+        assert page.js_errors == [] and phone.js_errors == []
+    finally:
+        ctx.close()
+        ctx_phone.close()
+
+
+def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, browser, screenshot_dir):
+    names = ["anna", "bruno", "carla", "dario"]
+    users = [make_user(n) for n in names]
+    table = create_table(creator=users[0], ruleset=Ruleset.preset("classico", players=4, draw_seconds=300,
+                                                                    play_seconds=300))
+    for position in (1, 2, 3):
+        sit(table_id=table.pk, user=users[position], position=position)
+    # Anna and Carla (seats 0 and 2) have their pozzetto and a burraco; Anna will close.
+    force_position(
+        table,
+        hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"], ["6C", "7C", "8C", "AD"],
+               ["3D", "5D", "KC", "KD"]],
+        stock=["8D", "TC", "JC", "4D", "5S", "6S"],
+        discard=["3C"],
+        pozzetti=[None, POZZETTO_B],
+        melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
+        to_move=1,
+    )
+    viewports = [DESKTOP, PHONE, {"width": 1024, "height": 768}, PHONE]
+    opened = [signed_in_page(browser, live_site, u, v) for u, v in zip(users, viewports, strict=True)]
+    anna, bruno, carla, dario = (page for _ctx, page in opened)
+    try:
+        for page in (anna, bruno, carla, dario):
+            page.goto(f"{live_site}/tavolo/{table.pk}/")
+            wait_version(page, 0)
+        assert carla.locator("#melds-us-title").inner_text() == "I vostri giochi"
+        assert carla.locator("#melds-us .meld").count() == 1  # partners share their melds
+        assert bruno.locator("#melds-them .meld").count() == 1
+        assert bruno.locator("#seats-bar .seat-box-name").all_inner_texts() == [
+            "bruno (tu)", "carla", "dario in coppia con te", "anna"]  # in turn order from one's own seat
+
+        bruno.click("#btn-draw")
+        wait_version(bruno, 1)
+        select(bruno, "9D")
+        bruno.click("#btn-discard")
+
+        wait_version(carla, 2)
+        carla.locator("#stock").drag_to(carla.locator("#hand"))
+        wait_version(carla, 3)
+        select(carla, "6C", "7C", "8C")
+        carla.click("#btn-meld")
+        wait_version(carla, 4)
+        card(carla, "AD").drag_to(carla.locator("#discard"))
+
+        wait_version(dario, 5)
+        dario.click("#btn-draw")
+        wait_version(dario, 6)
+        card(dario, "3D").drag_to(dario.locator("#discard"))
+
+        wait_version(anna, 7)
+        assert anna.locator("#melds-us .meld").count() == 2  # Carla's new meld is Anna's too
+        anna.screenshot(path=str(screenshot_dir / "table4-mid-1280.png"), full_page=True)
+        dario.screenshot(path=str(screenshot_dir / "table4-mid-390.png"), full_page=True)
+        anna.click("#btn-draw")
+        wait_version(anna, 8)
+        select(anna, "TS", "JS", "QS")
+        anna.click("#btn-meld")
+        wait_version(anna, 9)
+        card(anna, "KS").drag_to(anna.locator('#melds-us .meld[data-meld-id]').last)
+        wait_version(anna, 10)
+        card(anna, "4D").drag_to(anna.locator("#discard"))
+
+        for page in (anna, bruno, carla, dario):
+            page.locator("#score-dialog[open]").wait_for()
+        totals = carla.locator("#score-table tr.total td").all_inner_texts()
+        assert totals == ["395", "-175"]
+        assert carla.locator("#score-table thead th").all_inner_texts()[1:] == ["Noi", "Loro"]
+        assert dario.locator("#score-table thead th").all_inner_texts()[1:] == ["Loro", "Noi"]
+        assert "mano successiva" in bruno.locator("#score-result").inner_text()
+        anna.screenshot(path=str(screenshot_dir / "table4-score-1280.png"))
+        dario.screenshot(path=str(screenshot_dir / "table4-score-390.png"))
+
+        # The next hand is dealt: eleven new cards each, the match totals carried over.
+        for page in (anna, dario):
+            page.click("#score-close")
+            page.wait_for_function("document.querySelectorAll('#hand .pcard').length === 11")
+            assert "Mano 2" in page.locator("#hand-number").inner_text()
+        assert anna.locator("#totals").inner_text().split() == ["Noi", "395", "Loro", "-175"]
+        for page in (anna, bruno, carla, dario):
+            assert page.js_errors == []
+    finally:
+        for ctx, _page in opened:
+            ctx.close()
