@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from itertools import combinations, permutations
 
 import pytest
 from hypothesis import given, settings
@@ -198,3 +199,51 @@ def test_check_meld_reads_or_refuses(cards, ruleset):
     assert sum(1 for c in m.cards if c.is_wild) - (m.wild is not None) <= 1  # at most a natural 2
     again = check_meld(m.cards, ruleset)
     assert again.cards == m.cards and again.wild == m.wild  # laying it out again reads the same
+
+
+def _meld_key(meld) -> tuple:
+    texts = [c.text for c in meld.cards]
+    return tuple(sorted(texts)) if meld.kind == "set" else tuple(texts)  # a set has no order
+
+
+def _brute_force_plays(g: Game) -> tuple[set, set]:
+    """Every legal three-card meld (as laid) and single-card lay-off, found by trying them all."""
+    seat = g.to_move
+    snapshot = g.to_dict()
+    hand = [c.text for c in g.hands[seat]]
+    melds, lay_offs = set(), set()
+    work = Game.from_dict(snapshot)  # a refused action leaves it unchanged: copy only after a success
+    for trio in {tuple(t) for t in combinations(hand, 3)}:
+        for order in set(permutations(trio)):
+            try:
+                work.apply(seat, {"type": "meld", "cards": list(order)})
+            except IllegalMove:
+                continue
+            melds.add(_meld_key(work.melds(seat % 2)[-1]))
+            work = Game.from_dict(snapshot)
+    for m in g.table[seat % 2]:
+        for text in set(hand):
+            try:
+                work.apply(seat, {"type": "lay_off", "meld": m.id, "cards": [text]})
+            except IllegalMove:
+                continue
+            lay_offs.add((m.id, text))
+            work = Game.from_dict(snapshot)
+    return melds, lay_offs
+
+
+def test_legal_actions_lists_every_meld_and_lay_off():
+    checked = 0
+    for seed in range(12):
+        g = Game.new(Ruleset.preset("classico", players=2), rng=random.Random(seed))
+        rng = random.Random(seed)
+        while not g.hand_over:
+            if g.phase == "play" and rng.random() < 0.2:
+                listed = list(g.legal_actions(g.to_move))
+                melds = {_meld_key(check_meld(a["cards"], g.ruleset)) for a in listed
+                         if a["type"] == "meld"}
+                lay_offs = {(a["meld"], a["cards"][0]) for a in listed if a["type"] == "lay_off"}
+                assert (melds, lay_offs) == _brute_force_plays(g)
+                checked += 1
+            g.apply(g.to_move, random_action(g, g.to_move, rng))
+    assert checked > 20
