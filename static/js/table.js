@@ -195,7 +195,7 @@ function connect() {
     clearInterval(pingTimer);
     state.pending = null;
     badge.hidden = false;
-    if (event.code === 4401) badge.textContent = L.notLoggedIn;
+    badge.textContent = event.code === 4401 ? L.notLoggedIn : L.reconnecting;
     const delay = Math.min(10000, 500 * 2 ** retry) + Math.random() * 300;
     retry += 1;
     setTimeout(connect, delay);
