@@ -169,8 +169,12 @@ function send(frame) {
 }
 
 function hello() {
+  stats.hellos += 1;
   send({ type: "hello", last_version: state.version });
 }
+
+const FINAL_CLOSE = new Set([4401, 4403, 4404, 4429]);
+const stats = { snapshots: 0, hellos: 0 };
 
 function connect() {
   if (!cfg.wsPath) return;
@@ -195,7 +199,12 @@ function connect() {
     clearInterval(pingTimer);
     state.pending = null;
     badge.hidden = false;
-    badge.textContent = event.code === 4401 ? L.notLoggedIn : L.reconnecting;
+    if (FINAL_CLOSE.has(event.code)) {
+      // Not signed in, not allowed, no such table, or too many bad frames: retrying cannot help.
+      badge.textContent = event.code === 4401 ? L.notLoggedIn : L.unavailable;
+      return;
+    }
+    badge.textContent = L.reconnecting;
     const delay = Math.min(10000, 500 * 2 ** retry) + Math.random() * 300;
     retry += 1;
     setTimeout(connect, delay);
@@ -238,6 +247,7 @@ function tableStatus(table) {
 }
 
 function onSnapshot(frame) {
+  stats.snapshots += 1;
   const status = tableStatus(frame.table);
   if (status && status !== cfg.status) {
     if (cfg.status === "waiting") {
@@ -1024,4 +1034,4 @@ if (cfg.status === "waiting") {
 connect();
 
 // For tests and debugging: the state the page is drawing.
-window.burracoTable = { state, render, handleFrame };
+window.burracoTable = { state, stats, render, handleFrame, get socket() { return socket; } };

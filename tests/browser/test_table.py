@@ -134,10 +134,28 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
         shoot(page_a, screenshot_dir, "table-mid-1280")
         shoot(page_b, screenshot_dir, "table-mid-390")
 
+        # A frame that skips a version makes the page ask for the whole picture again.
+        snapshots = page_b.evaluate("window.burracoTable.stats.snapshots")
+        page_b.evaluate("""() => window.burracoTable.handleFrame(
+            {type: "event", version: 12, seat: 0, actor: "person", action: {type: "draw"}, view: null})""")
+        page_b.wait_for_function("n => window.burracoTable.stats.snapshots > n", arg=snapshots)
+        wait_version(page_b, 8)
+        # A dropped connection: the badge shows, the page reconnects by itself and catches up.
+        page_b.evaluate("window.burracoTable.socket.close()")
+        page_b.locator("#conn-badge").wait_for(state="visible")
+        assert page_b.locator("#conn-badge").inner_text() == "riconnessione…"
+        page_b.wait_for_function("n => window.burracoTable.stats.snapshots > n + 1", arg=snapshots)
+        page_b.locator("#conn-badge").wait_for(state="hidden")
+
         # Anna reloads in the middle of the hand and carries on, with the keyboard this time.
         page_a.reload()
         wait_version(page_a, 8)
         assert sorted(hand(page_a)) == ["3S", "4C", "QD"]
+        # Her own order: drag the queen in front; "Riordina" sorts again. The server is not involved.
+        card(page_a, "QD").drag_to(page_a.locator("#hand .pcard").first, target_position={"x": 5, "y": 30})
+        assert hand(page_a)[0] == "QD"
+        page_a.click("#btn-sort")
+        assert hand(page_a) == ["3S", "4C", "QD"]
         assert meld_cards(page_a, "them") == [["5S", "6S", "7S"]]
         assert page_a.locator("#discard .pcard").evaluate_all("els => els.map(e => e.dataset.card)") == ["AD"]
         page_a.focus("#btn-draw")
