@@ -121,6 +121,7 @@ const state = {
   refCounter: 0,
   lastHandOver: null,
   chosenMeld: null,
+  fresh: [],
 };
 
 function sameMultiset(a, b) {
@@ -140,6 +141,8 @@ function reconcileHand(hand) {
       remaining.splice(i, 1);
     }
   }
+  // Cards that just arrived (a draw, the discard pile, the pozzetto) are marked until the next change.
+  state.fresh = state.order.length ? remaining : [];
   if (!state.custom) {
     state.order = [...hand].sort(compareCards);
   } else {
@@ -299,7 +302,30 @@ function onEvent(frame) {
   if (frame.seat === state.seat && frame.actor === "person") hideError();
   if (state.pending && frame.seat === state.seat) state.pending = null;
   if (frame.view) setView(frame.view);
+  showLastMove(frame);
   render();
+}
+
+function shortCard(card) {
+  return card === "JK" ? "JK" : `${rankText(card)}${SUIT_SYMBOL[card[1]] || ""}`;
+}
+
+/** One line saying what the last play was, so a move by the computer or a partner is not missed. */
+function showLastMove(frame) {
+  const box = document.getElementById("last-move");
+  const a = frame.action || {};
+  if (!box || typeof frame.seat !== "number") return;
+  const name = seatName(frame.seat);
+  let text;
+  if (a.type === "draw") text = fmt(L.moveDraw, { name });
+  else if (a.type === "take_discards") text = fmt(L.moveTake, { name });
+  else if (a.type === "meld") text = fmt(L.moveMeld, { name, cards: (a.cards || []).map(shortCard).join(" ") });
+  else if (a.type === "lay_off") text = fmt(L.moveLayOff, { name, cards: (a.cards || []).map(shortCard).join(" ") });
+  else if (a.type === "discard") text = fmt(L.moveDiscard, { name, card: shortCard(a.card || "") });
+  else return;
+  if (frame.actor === "timeout") text += ` (${L.byTimeout})`;
+  else if (frame.actor === "computer" && !(seatInfo.get(frame.seat) || {}).computer) text += ` (${L.byComputer})`;
+  box.textContent = text;
 }
 
 function onHandOver(frame) {
@@ -631,6 +657,7 @@ function renderHand(v) {
   }
   me.hidden = false;
   hand.replaceChildren();
+  const fresh = [...state.fresh];
   state.order.forEach((card, i) => {
     const face = cardFace(card, "button");
     face.type = "button";
@@ -639,6 +666,11 @@ function renderHand(v) {
     face.setAttribute("aria-pressed", state.selected.has(i) ? "true" : "false");
     if (state.selected.has(i)) face.classList.add("selected");
     if (v.picked_single_card === card && isMyTurn()) face.classList.add("picked");
+    const f = fresh.indexOf(card);
+    if (f >= 0) {
+      face.classList.add("fresh");
+      fresh.splice(f, 1);
+    }
     hand.append(face);
   });
   document.getElementById("hand-count").textContent = `(${state.order.length})`;

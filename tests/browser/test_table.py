@@ -118,6 +118,7 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
 
         # Bruno (on a phone) sees it all and takes the whole discard pile by dragging it down.
         wait_version(page_b, 5)
+        assert page_b.locator("#last-move").inner_text() == "anna: scarta J♠"
         assert len(meld_cards(page_b, "them")) == 2
         assert page_b.locator('#seats-bar .seat-box[data-position="0"] .seat-box-count').inner_text() == "3 carte"
         page_b.locator("#discard").drag_to(page_b.locator("#hand"))
@@ -197,7 +198,14 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
     Seat.objects.filter(table=table, position=1).update(covered_by_computer=True)
     ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
     ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
+    ctx_c, page_c = signed_in_page(browser, live_site, make_user("carlo"), DESKTOP)
     try:
+        # Carlo only watches: no hand of his, nobody's cards, only the counts.
+        page_c.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page_c, 0)
+        assert page_c.locator("#me").is_hidden()
+        assert page_c.locator("#seats-bar").inner_text().count("carte") == 2
+        assert 'data-card="TS"' not in page_c.content()  # Anna's cards never reach a watcher
         page_a.goto(f"{live_site}/tavolo/{table.pk}/")
         wait_version(page_a, 0)
         covered = page_a.locator('#seats-bar .seat-box[data-position="1"]')
@@ -251,6 +259,8 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
             ["Totale della partita", "385", "-140"],
         ]
         assert "Hai vinto!" in page_a.locator("#score-result").inner_text()
+        page_c.locator("#score-dialog[open]").wait_for()
+        assert "Vince anna" in page_c.locator("#score-result").inner_text()
         assert "Vince anna" in page_b.locator("#score-result").inner_text()
         assert page_b.locator("#score-lobby").is_visible()
         shoot(page_a, screenshot_dir, "table-score-1280")
@@ -262,10 +272,11 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
         assert "Vince anna" in page_b.locator("#score-result").inner_text()
         table.refresh_from_db()
         assert table.status == Table.Status.FINISHED
-        assert page_a.js_errors == [] and page_b.js_errors == []
+        assert page_a.js_errors == [] and page_b.js_errors == [] and page_c.js_errors == []
     finally:
         ctx_a.close()
         ctx_b.close()
+        ctx_c.close()
 
 
 def test_lobby_live_list_presets_and_one_click_computer(live_site, browser, screenshot_dir):
