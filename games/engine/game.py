@@ -778,9 +778,8 @@ def _three_card_melds(distinct: dict[str, Card], counts: dict[str, int],
             continue
         if len(set(key)) < 3 and any(key.count(t) > counts[t] for t in key):
             continue  # the same card used twice (a 2 as natural and as wild)
-        if key not in seen:
-            seen.add(key)
-            yield meld
+        seen.add(key)
+        yield meld
 
 
 @lru_cache(maxsize=4096)
