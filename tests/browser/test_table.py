@@ -324,6 +324,14 @@ def test_lobby_live_list_presets_and_one_click_computer(live_site, browser, scre
         wait_version(page, 0)
         assert "Computer (Esperto)" in page.locator("#seats-bar").inner_text()
         assert len(hand(page)) in (11, 12)
+
+        # In English the page and the labels its script draws are translated too.
+        type(anna).objects.filter(pk=anna.pk).update(language="en")
+        page.reload()
+        wait_version(page, 0)
+        assert page.locator("#btn-draw").inner_text() == "Draw from the stock"
+        assert page.locator("#turn-label").inner_text() in ("Your turn", "Computer (Expert)'s turn")
+        assert page.locator("#melds-us .empty-note").inner_text() == "No melds yet."
         assert page.js_errors == [] and phone.js_errors == []
     finally:
         ctx.close()
