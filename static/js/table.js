@@ -363,7 +363,6 @@ function phraseText(id) {
 
 function onPresence(frame) {
   for (const s of frame.seats || []) state.presence.set(s.position, s);
-  if (cfg.status === "waiting") checkWaitingRoom();
   render();
 }
 
@@ -1060,7 +1059,10 @@ on("copy-invite", "click", async () => {
 // ---------------------------------------------------------------- start
 
 if (cfg.status === "waiting") {
-  waitingPoll = setInterval(checkWaitingRoom, 3000);
+  // The socket's "table" frames say when seats change; polling covers a socket that is down.
+  waitingPoll = setInterval(() => {
+    if (!socket || socket.readyState !== WebSocket.OPEN) checkWaitingRoom();
+  }, 4000);
   void waitingPoll;
 }
 connect();
