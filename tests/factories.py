@@ -11,10 +11,11 @@ from games.services.sample_games import record_sample_match
 _counter = itertools.count(1)
 
 
-def make_user(username: str | None = None, **extra):
-    """A person with a unique name and e-mail (password "password-123")."""
+def make_user(username: str | None = None, password: str | None = None, **extra):
+    """A person with a unique name and e-mail. No password unless given: hashing one with Argon2
+    costs a fair fraction of a second, and tests log people in with `client.force_login`."""
     name = username or f"giocatore{next(_counter)}"
-    return get_user_model().objects.create_user(name, f"{name}@example.com", "password-123", **extra)
+    return get_user_model().objects.create_user(name, f"{name}@example.com", password, **extra)
 
 
 def make_users(count: int, prefix: str | None = None) -> list:

@@ -67,3 +67,19 @@ def side_total(score: list[dict] | None, side: int) -> int | None:
     if not score:
         return None
     return score[side].get("total")
+
+
+@register.filter
+def preset_name(name: str) -> str:
+    from games.selectors.rules import preset_label
+
+    return preset_label(name)
+
+
+@register.filter
+def index(sequence, position: int):
+    """sequence[position], or '' when out of range."""
+    try:
+        return sequence[int(position)]
+    except (IndexError, TypeError, ValueError):
+        return ""

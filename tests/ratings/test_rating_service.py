@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from games.models import Game, PlayerRating, RatingChange, Seat, Table
 from games.services.ratings import expected_score, k_factor, record_match_result
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
 def make_users(n: int, prefix: str = "p") -> list:
-    User = get_user_model()
-    return [User.objects.create_user(f"{prefix}{i}", f"{prefix}{i}@example.com", "pw-unused-123") for i in range(n)]
+    return factories.make_users(n, prefix)
 
 
 def finished_game(users, *, winner_side=0, rated=True, bot_seat=None, abandoned_by=None, covered=None) -> Game:

@@ -1,0 +1,73 @@
+"""The replay page: a finished hand rebuilt through the engine, stepped through in the browser."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from games.selectors.history import game_page_context
+from games.services.replays import build_hand_replay, seat_names
+
+from .history import _game_or_404
+
+
+def replay_labels() -> dict[str, str]:
+    """The words replay.js writes, in the page's language."""
+    return {
+        "step": _("Mossa {i} di {n}"),
+        "deal": _("Distribuzione"),
+        "to_move": _("tocca a lui"),
+        "cards": _("{n} carte"),
+        "card1": _("1 carta"),
+        "available": _("da prendere"),
+        "taken": _("preso"),
+        "became_stock": _("diventato tallone"),
+        "side0": _("Parte A"),
+        "side1": _("Parte B"),
+        "pairs0": _("Coppia A"),
+        "pairs1": _("Coppia B"),
+        "no_melds": _("nessun gioco"),
+        "empty": _("vuoto"),
+        "joker": _("jolly"),
+        "spades": _("picche"),
+        "hearts": _("cuori"),
+        "diamonds": _("quadri"),
+        "clubs": _("fiori"),
+        "pinella": _("pinella"),
+        "burraco": _("burraco"),
+        "pulito": _("pulito"),
+        "semipulito": _("semipulito"),
+        "sporco": _("sporco"),
+    }
+
+
+@require_GET
+def replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = _game_or_404(request, game_id)
+    context = game_page_context(game)
+    if not game.finished:
+        context["unavailable"] = _("La partita è ancora in corso: potrai rivederla quando sarà finita.")
+        return render(request, "games/replay.html", context, status=409)
+    numbers = [h.number for h in context["hands"]]
+    try:
+        number = int(request.GET.get("mano", numbers[0] if numbers else 1))
+    except ValueError:
+        number = -1
+    if number not in numbers:
+        context["unavailable"] = _("Questa mano non esiste in questa partita.")
+        return render(request, "games/replay.html", context, status=404)
+    hand_replay = build_hand_replay(game, number)
+    names = seat_names(context["seats"])
+    context.update({
+        "hand_number": number,
+        "hand_replay": hand_replay,
+        "replay_data": {
+            "frames": hand_replay.frames,
+            "players": game.table.players,
+            "seats": [{"position": p, "name": n, "side": p % 2} for p, n in sorted(names.items())],
+        },
+        "replay_labels": replay_labels(),
+    })
+    return render(request, "games/replay.html", context, status=200)

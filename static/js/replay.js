@@ -1,0 +1,205 @@
+// The replay page: steps through frames the server rebuilt with the engine (deal + moves).
+// All hands are face up: only finished games are replayed. First/previous/next/last, a slider,
+// the arrow keys and the move list all move the same cursor.
+
+(function () {
+  "use strict";
+  const root = document.getElementById("replay");
+  const dataNode = document.getElementById("replay-data");
+  if (!root || !dataNode) return;
+  const data = JSON.parse(dataNode.textContent);
+  const L = JSON.parse(document.getElementById("replay-labels").textContent);
+  const frames = data.frames || [];
+  if (!frames.length) return;
+
+  const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const SUIT_NAME = { S: L.spades, H: L.hearts, D: L.diamonds, C: L.clubs };
+  const $ = (id) => document.getElementById(id);
+  const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+
+  // Same face as the live table (static/js/table.js cardFace, styled by table.css .pcard).
+  function rankText(card) {
+    return card[0] === "T" ? "10" : card[0];
+  }
+  function cardLabel(card) {
+    if (card === "JK") return L.joker;
+    const label = `${rankText(card)} ${SUIT_NAME[card[1]] || card[1]}`;
+    return card[0] === "2" ? `${label} (${L.pinella})` : label;
+  }
+  function cardFace(card, wild) {
+    const el = document.createElement("span");
+    el.className = "pcard";
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", cardLabel(card));
+    el.title = cardLabel(card);
+    if (wild) el.classList.add("as-wild");
+    if (card === "JK") {
+      el.classList.add("joker");
+      el.innerHTML = '<span class="idx"><span class="r">JK</span><span class="s">★</span></span><span class="pip">★</span>';
+      return el;
+    }
+    const suit = card[1];
+    if (suit === "H" || suit === "D") el.classList.add("red");
+    if (card[0] === "2") el.classList.add("pinella");
+    el.innerHTML = `<span class="idx"><span class="r">${rankText(card)}</span><span class="s">${SUIT_SYMBOL[suit]}</span></span>`
+      + `<span class="pip">${SUIT_SYMBOL[suit]}</span>`;
+    return el;
+  }
+  function cardsRow(cards, wildIndex) {
+    const row = document.createElement("span");
+    row.className = "cards-row";
+    cards.forEach((c, i) => row.appendChild(cardFace(c, i === wildIndex)));
+    return row;
+  }
+  // Hands sorted as at the live table: by suit, aces high, 2s and jokers last.
+  const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
+  const RANK_ORDER = "3456789TJQKA";
+  function sortKey(card) {
+    if (card === "JK") return [3, 0, 0];
+    if (card[0] === "2") return [2, SUIT_ORDER[card[1]], 0];
+    return [0, SUIT_ORDER[card[1]], RANK_ORDER.indexOf(card[0])];
+  }
+  function sorted(cards) {
+    return [...cards].sort((a, b) => {
+      const ka = sortKey(a);
+      const kb = sortKey(b);
+      for (let i = 0; i < 3; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
+      return 0;
+    });
+  }
+  function sideName(side) {
+    return data.players === 4 ? L["pairs" + side] : L["side" + side];
+  }
+
+  // Seats: side 1 at the top, side 0 at the bottom (partners together in pairs).
+  const seatBoxes = new Map();
+  for (const seat of data.seats) {
+    const box = document.createElement("div");
+    box.className = `r-seat side-${seat.side}`;
+    box.dataset.position = seat.position;
+    const head = document.createElement("div");
+    head.className = "r-seat-head";
+    head.innerHTML = `<span class="side-tag side-${seat.side}"></span> <strong></strong> <small class="r-count"></small>`;
+    head.querySelector(".side-tag").textContent = sideName(seat.side);
+    head.querySelector("strong").textContent = seat.name;
+    const hand = document.createElement("div");
+    hand.className = "r-hand";
+    box.append(head, hand);
+    $(seat.side === 1 ? "r-seats-top" : "r-seats-bottom").appendChild(box);
+    seatBoxes.set(seat.position, box);
+  }
+
+  // The move list, built once.
+  const list = $("r-list");
+  frames.forEach((frame, i) => {
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "linklike";
+    button.textContent = frame.text;
+    button.addEventListener("click", () => show(i));
+    li.appendChild(button);
+    list.appendChild(li);
+  });
+
+  const slider = $("r-slider");
+  slider.max = String(frames.length - 1);
+  let current = 0;
+
+  function renderMelds(side, melds) {
+    const box = $("r-melds-" + side);
+    box.innerHTML = "";
+    const title = document.createElement("h3");
+    title.textContent = sideName(side);
+    box.appendChild(title);
+    const wrap = document.createElement("div");
+    wrap.className = "r-meld-list";
+    if (!melds.length) {
+      const p = document.createElement("p");
+      p.className = "empty-note";
+      p.textContent = L.no_melds;
+      wrap.appendChild(p);
+    }
+    for (const meld of melds) {
+      const m = document.createElement("div");
+      m.className = "r-meld" + (meld.burraco ? " burraco" : "");
+      if (meld.burraco) {
+        const tag = document.createElement("span");
+        tag.className = "meld-tag";
+        tag.textContent = `${L.burraco} ${L[meld.burraco] || meld.burraco}`;
+        m.appendChild(tag);
+      }
+      m.appendChild(cardsRow(meld.cards, meld.wild));
+      wrap.appendChild(m);
+    }
+    box.appendChild(wrap);
+  }
+
+  function show(index) {
+    current = Math.max(0, Math.min(frames.length - 1, index));
+    const f = frames[current];
+    for (const [position, box] of seatBoxes) {
+      const hand = f.hands[position] || [];
+      box.classList.toggle("to-move", f.to_move === position);
+      box.classList.toggle("acted", f.seat === position);
+      box.querySelector(".r-count").textContent = hand.length === 1 ? L.card1 : fmt(L.cards, { n: hand.length });
+      const target = box.querySelector(".r-hand");
+      target.innerHTML = "";
+      target.appendChild(cardsRow(sorted(hand), null));
+    }
+    renderMelds(0, f.melds[0]);
+    renderMelds(1, f.melds[1]);
+    $("r-stock").textContent = f.stock;
+    const discard = $("r-discard");
+    discard.innerHTML = "";
+    if (f.discard.length) discard.appendChild(cardsRow(f.discard, null));
+    else discard.textContent = L.empty;
+    $("r-discard-count").textContent = f.discard.length ? `(${f.discard.length})` : "";
+    const pozzetti = $("r-pozzetti");
+    pozzetti.innerHTML = "";
+    f.pozzetti.forEach((state, side) => {
+      const li = document.createElement("li");
+      li.className = `pozzetto pozzetto-${state}`;
+      li.innerHTML = "<span></span><strong></strong>";
+      li.querySelector("span").textContent = sideName(side);
+      li.querySelector("strong").textContent = L[state] || state;
+      pozzetti.appendChild(li);
+    });
+    $("r-score-0").textContent = f.score[0];
+    $("r-score-1").textContent = f.score[1];
+    $("r-step-text").textContent = f.text;
+    $("r-step-count").textContent = current === 0 ? L.deal : fmt(L.step, { i: current, n: frames.length - 1 });
+    slider.value = String(current);
+    $("r-first").disabled = $("r-prev").disabled = current === 0;
+    $("r-next").disabled = $("r-last").disabled = current === frames.length - 1;
+    const items = list.children;
+    for (let i = 0; i < items.length; i++) items[i].classList.toggle("current", i === current);
+    const item = items[current];
+    if (item) {
+      // Keep the current move in view inside the list, without scrolling the page.
+      const top = item.offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - item.offsetHeight) {
+        list.scrollTop = top - list.clientHeight / 2;
+      }
+    }
+    root.dataset.step = String(current);
+  }
+
+  $("r-first").addEventListener("click", () => show(0));
+  $("r-prev").addEventListener("click", () => show(current - 1));
+  $("r-next").addEventListener("click", () => show(current + 1));
+  $("r-last").addEventListener("click", () => show(frames.length - 1));
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const tag = (event.target && event.target.tagName) || "";
+    // The slider moves itself with the arrow keys (and fires "input"); other fields keep theirs.
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    const moves = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: frames.length - 1 };
+    if (event.key in moves) {
+      event.preventDefault();
+      show(moves[event.key]);
+    }
+  });
+  show(0);
+})();
