@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from ..engine import Game as EngineGame
 from ..engine import IllegalMove
 from ..models import Game, Hand, Move, Seat, Table
-from . import broadcast, clock, ratings, turns
+from . import broadcast, clock, presence, ratings, turns
 from .tables import deadline_for
 
 ACTORS = {c.value for c in Move.Actor}
@@ -79,7 +79,7 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
         Move.objects.create(
             game=game, seq=version, hand_number=game.hand_number, seat=seat, action=record, actor=actor
         )
-        _count_move(seat_row, actor)
+        cover_ended = _count_move(seat_row, actor)
 
         finished_hand: dict[str, Any] | None = None
         next_game: EngineGame | None = None
@@ -105,6 +105,8 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
 
         def after_commit() -> None:
             broadcast.deliver(messages)
+            if cover_ended:
+                presence.announce(table.pk)
             if finished:
                 from .tables import _announce_now
 
@@ -115,8 +117,10 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
     return version
 
 
-def _count_move(seat_row: Seat, actor: str) -> None:
+def _count_move(seat_row: Seat, actor: str) -> bool:
+    """Update the seat's counters; True when this move ended the computer's cover of the seat."""
     fields: list[str] = []
+    cover_ended = False
     if actor == Move.Actor.PERSON:
         seat_row.own_moves += 1
         fields.append("own_moves")
@@ -125,11 +129,13 @@ def _count_move(seat_row: Seat, actor: str) -> None:
             seat_row.consecutive_timeouts = 0
             seat_row.covered_by_computer = False
             fields += ["consecutive_timeouts", "covered_by_computer"]
+            cover_ended = True
     elif seat_row.user_id is not None:
         seat_row.covered_moves += 1
         fields.append("covered_moves")
     if fields:
         seat_row.save(update_fields=fields)
+    return cover_ended
 
 
 def _close_hand(game: Game, table: Table, engine_game: EngineGame) -> tuple[dict[str, Any], EngineGame | None]:

@@ -70,3 +70,12 @@ def seats_online(table_id: int, positions: range | list[int] | None = None) -> d
         p: int(values.get(_count_key(table_id, p), 0) or 0) > 0 and _seen_key(table_id, p) in values
         for p in positions
     }
+
+
+def announce(table_id: int) -> None:
+    """Send the table's `presence` frame to every socket at it (after commit: who is online, and
+    which seats the computer covers). The timers call this when the computer takes a seat over."""
+    from ..selectors.tables import presence_frame
+    from . import broadcast
+
+    broadcast.deliver([(broadcast.all_group(table_id), presence_frame(table_id))])

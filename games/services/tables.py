@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from ..engine import Game as EngineGame
 from ..engine import Ruleset
 from ..models import BotLevel, Game, Hand, Seat, Table
-from . import broadcast, clock, turns
+from . import broadcast, clock, presence, turns
 
 
 class TableError(Exception):
@@ -259,9 +259,7 @@ def take_seat_back(*, table_id: int, user) -> Seat:
         game = Game.objects.filter(table_id=table_id).only("id", "version").first()
 
         def after() -> None:
-            from ..selectors.tables import presence_frame
-
-            broadcast.deliver([(broadcast.all_group(table_id), presence_frame(table_id))])
+            presence.announce(table_id)
             if game is not None:
                 turns.after_change(game.pk, game.version)
 

@@ -328,3 +328,25 @@ async def test_a_socket_on_a_waiting_table_follows_the_start(app):
     frame = await receive_type(comm, "snapshot")
     assert frame["version"] == 0 and len(frame["view"]["hand"]) == 11
     await comm.disconnect()
+
+
+async def test_back_takes_the_seat_back_from_the_computer(app):
+    anna, bruno, game = await two_player_game()
+
+    @database_sync_to_async
+    def cover(position: int) -> None:
+        from games.models import Seat
+
+        Seat.objects.filter(table_id=game.table_id, position=position).update(
+            covered_by_computer=True, consecutive_timeouts=2)
+
+    await cover(0)
+    comm, _ = await connect(app, game.table_id, anna)
+    frame = await receive_type(comm, "presence")
+    assert frame["seats"][0]["covered_by_computer"] is True
+    await comm.send_json_to({"type": "back"})
+    frame = await receive_type(comm, "presence")
+    assert frame["seats"][0]["covered_by_computer"] is False
+    seat = await database_sync_to_async(lambda: game.table.seats.get(position=0))()
+    assert not seat.covered_by_computer and seat.consecutive_timeouts == 0
+    await comm.disconnect()

@@ -128,7 +128,8 @@ def test_illegal_meld_gives_the_engine_message_and_changes_nothing(hooks):
     assert hooks["after_change"] == [(game.pk, 0), (game.pk, 1)]  # no call for refused actions
 
 
-def test_timeouts_and_computer_moves_on_a_persons_seat_are_counted_as_covered():
+def test_timeouts_and_computer_moves_on_a_persons_seat_are_counted_as_covered(monkeypatch):
+    cap = capture(monkeypatch)
     users, game = two_players()
     seat = game.to_move
     Seat.objects.filter(table=game.table, position=seat).update(consecutive_timeouts=2, covered_by_computer=True)
@@ -141,6 +142,9 @@ def test_timeouts_and_computer_moves_on_a_persons_seat_are_counted_as_covered():
     row.refresh_from_db()
     assert (row.covered_moves, row.own_moves, row.consecutive_timeouts, row.covered_by_computer) == (1, 1, 0, False)
     assert list(Move.objects.values_list("actor", flat=True)) == ["timeout", "person"]
+    # Everyone at the table is told the computer no longer covers the seat.
+    presence_frames = [f for g, f in cap.sent if f["type"] == "presence" and g.endswith(".all")]
+    assert presence_frames and presence_frames[-1]["seats"][seat]["covered_by_computer"] is False
     with pytest.raises(IllegalMove) as exc:
         submit_action(game_id=game.pk, seat=0, action={"type": "draw"}, actor="robot")
     assert exc.value.code == "bad_actor"
