@@ -127,6 +127,8 @@ def play_checked(name: str, players: int, seed: int, thorough: bool) -> Game:
             check_all_legal(g)
         if thorough and rng.random() < 0.1:
             try_illegal(g, rng)
+            if g.hand_over:  # a random meld that happened to be legal closed the hand
+                continue
         g.apply(g.to_move, random_action(g, g.to_move, rng))
         steps += 1
         assert all_cards(g) == FULL
