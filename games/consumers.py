@@ -15,6 +15,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from .engine import IllegalMove
@@ -119,6 +121,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.players = access["players"]
+        # Refusals this socket sends speak the player's language (engine messages stay Italian).
+        self.language = getattr(user, "language", "") or settings.LANGUAGE_CODE
         await self._join(access["position"])
 
     async def _join(self, position: int | None) -> None:
@@ -219,6 +223,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not self.bucket.take():
             await self._bad("rate_limited", ref=ref)
             return
+        with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
+            await self._dispatch(kind, frame, ref)
+
+    async def _dispatch(self, kind: str, frame: dict[str, Any], ref) -> None:
         handler = {
             "hello": self._on_hello,
             "action": self._on_action,
@@ -260,7 +268,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def _on_chat(self, frame: dict[str, Any], ref) -> None:
         phrase = frame.get("phrase")
-        text = table_selectors.phrase_text(phrase) if isinstance(phrase, str) else None
+        with translation.override(settings.LANGUAGE_CODE):  # one text for all; pages may show their own
+            text = table_selectors.phrase_text(phrase) if isinstance(phrase, str) else None
         if text is None:
             await self._error("bad_phrase", server_messages()["bad_phrase"], ref)
             return
@@ -307,8 +316,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.bad_frames >= MAX_BAD_FRAMES:
             await self.close(code=CLOSE_ABUSE)
             return
+        with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
+            message = server_messages()[code]
         await self.send(text_data=json.dumps(
-            {"type": "error", "code": code, "message": server_messages()[code], "ref": ref, "version": self.version}
+            {"type": "error", "code": code, "message": message, "ref": ref, "version": self.version}
         ))
 
 

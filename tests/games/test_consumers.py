@@ -350,3 +350,22 @@ async def test_back_takes_the_seat_back_from_the_computer(app):
     seat = await database_sync_to_async(lambda: game.table.seats.get(position=0))()
     assert not seat.covered_by_computer and seat.consecutive_timeouts == 0
     await comm.disconnect()
+
+
+async def test_refusals_speak_the_players_language(app):
+    anna, _, game = await two_player_game()
+
+    @database_sync_to_async
+    def english():
+        anna.language = "en"
+        anna.save(update_fields=["language"])
+
+    await english()
+    comm, _ = await connect(app, game.table_id, anna)
+    await comm.send_json_to({"type": "teleport"})
+    assert (await receive_type(comm, "error"))["message"] == "Unknown message type."
+    await comm.send_json_to({"type": "chat", "phrase": "free text"})
+    assert (await receive_type(comm, "error"))["message"] == "Only the offered phrases can be used in the chat."
+    await comm.send_json_to({"type": "chat", "phrase": "grazie"})
+    assert (await receive_type(comm, "chat"))["text"] == "Grazie"  # one text for the whole table
+    await comm.disconnect()
