@@ -6,8 +6,8 @@ Each feature owns a module in games/views/; a placeholder stands until its page 
 from django.urls import path
 
 from .views import history as history_views
+from .views import leaderboards as leaderboards_views
 from .views import lobby as lobby_views
-from .views import placeholders
 from .views import replay as replay_views
 from .views import rules as rules_views
 from .views import table as table_views
@@ -26,6 +26,6 @@ urlpatterns = [
     path("storico/partita/<int:game_id>/", history_views.game_detail, name="game_detail"),
     path("storico/partita/<int:game_id>/mosse.json", history_views.game_moves_json, name="game_moves_json"),
     path("storico/partita/<int:game_id>/replay/", replay_views.replay, name="game_replay"),
-    path("classifiche/", placeholders.leaderboards, name="leaderboards"),
+    path("classifiche/", leaderboards_views.leaderboards, name="leaderboards"),
     path("regole/", rules_views.rules, name="rules"),
 ]

@@ -83,3 +83,31 @@ def index(sequence, position: int):
         return sequence[int(position)]
     except (IndexError, TypeError, ValueError):
         return ""
+
+
+@register.inclusion_tag("games/history_profile.html", takes_context=True)
+def player_profile_extra(context, player) -> dict:
+    """The profile's ratings (both modes, rank, record, chart) and the player's latest games."""
+    from games.selectors.history import player_recent_games
+    from games.selectors.ratings import profile_ratings, rating_chart
+
+    request = context.get("request")
+    viewer = getattr(request, "user", None)
+    summaries = profile_ratings(player)
+    return {
+        "player": player,
+        "summaries": summaries,
+        "chart": rating_chart(summaries),
+        "recent": player_recent_games(player, viewer=viewer),
+        "request": request,
+    }
+
+
+@register.filter
+def percent(value: float) -> str:
+    return f"{value:.0f}%"
+
+
+@register.filter
+def rating_display(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0f}"
