@@ -350,7 +350,8 @@ function onChat(frame) {
   const li = document.createElement("li");
   const who = document.createElement("strong");
   who.textContent = `${seatName(frame.seat)}: `;
-  li.append(who, document.createTextNode(frame.text || phraseText(frame.phrase)));
+  // The page's own list has the phrase in this reader's language; the frame's text is the fallback.
+  li.append(who, document.createTextNode(phraseText(frame.phrase) || frame.text || ""));
   log.append(li);
   while (log.children.length > 30) log.firstElementChild.remove();
   log.scrollTop = log.scrollHeight;
@@ -358,7 +359,7 @@ function onChat(frame) {
 
 function phraseText(id) {
   const found = PHRASES.find((p) => p.id === id);
-  return found ? found.text : id;
+  return found ? found.text : null;
 }
 
 function onPresence(frame) {
