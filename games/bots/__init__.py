@@ -1,0 +1,56 @@
+"""Computer players: pure Python, no Django. They read a seat's view and nothing else.
+
+    from games.bots import choose_action
+    action = choose_action(game.view(seat), "medio", random.Random())
+
+`choose_action(view, level, rng)` returns the next single action for the viewing seat (a turn
+is several calls: the draw, melds and lay-offs, the discard); the caller submits it through the
+same door as a person's action. Levels:
+
+- ``principiante``: random legal play (prefers melding when it can, like a beginner who melds
+  whatever they see);
+- ``medio``: greedy (`strategy.greedy_action`);
+- ``esperto``: samples the hidden cards consistently with the view and looks ahead with the
+  greedy player for every seat, within a time budget (`expert.expert_action`).
+
+A player never receives the engine state: `knowledge.determinize` rebuilds a game from the view
+with the hidden cards dealt at random, so the legal actions it computes are the real ones and
+nothing hidden can leak into a decision.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .knowledge import determinize
+
+LEVELS = ("principiante", "medio", "esperto")
+
+Action = dict[str, Any]
+
+
+def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = None, *,
+                  budget_seconds: float | None = None) -> Action:
+    """The next action for the seat whose `view` this is, at `level`.
+
+    Raises ValueError for an unknown level or when it is not this seat's turn.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}")
+    if not view.get("my_turn"):
+        raise ValueError("not this seat's turn")
+    rng = rng or random.Random()
+    seat = view["seat"]
+    game = determinize(view, rng)
+    if level == "principiante":
+        from games.engine.bots import random_action
+
+        return random_action(game, seat, rng)
+    if level == "medio":
+        from .strategy import greedy_action
+
+        return greedy_action(game, seat, rng)
+    from .expert import expert_action
+
+    return expert_action(view, rng, budget_seconds=budget_seconds)

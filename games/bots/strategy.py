@@ -1,0 +1,410 @@
+"""The greedy player ("medio") and the pieces the expert reuses.
+
+Every function here takes an engine `Game` and a seat and reads only what that seat may see:
+its own hand, the melds on the table, the discard pile, and counts. The game given is the
+determinized one built from the seat's view (see `knowledge.determinize`), or, inside the
+expert's look-ahead, a sampled game in which each simulated seat again reads only its own hand.
+
+The greedy player, one action at a time:
+- draw: takes the discard pile when what it adds to the hand is worth more than the cards it
+  brings (a wild, a new meld, a lay-off, or simply a big pile early on), else the stock;
+- play: lays off natural cards, opens clean melds (longest first), uses a wild only where it
+  pays (a burraco, the race to the pozzetto, a spare wild), never spoils a clean burraco;
+- discard: the card worth least to itself and least useful to the opponents (it would lay off
+  on their melds, it is near what they collect), shedding points when it can.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine import Card, Game, IllegalMove, Meld, check_meld, lay_off
+
+Action = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """Tunable weights of the greedy player (the expert uses a sharper set)."""
+
+    take_pile_min_gain: float = 20.0  # take the pile when its estimated gain exceeds this
+    pile_card_cost: float = 3.0  # burden of each pile card taken (early in the hand)
+    pile_card_cost_late: float = 6.0
+    wild_in_pile: float = 25.0
+    dirty_meld_cost: float = 12.0
+    danger_lay_off: float = 18.0
+    danger_burraco: float = 40.0
+    keep_pair: float = 11.0
+    keep_near1: float = 9.0
+    keep_near2: float = 5.0
+    shed_points: float = 0.35
+    safe_rank_in_pile: float = 3.0
+    race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
+    sequence_bonus: float = 6.0
+
+
+DEFAULT = Params()
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def side_of(seat: int) -> int:
+    return seat % 2
+
+
+def opponents_can_take(g: Game, seat: int, card: Card) -> tuple[bool, bool]:
+    """Would `card` lay off on an opponent meld; would it complete their burraco?"""
+    fits = burraco = False
+    for meld in g.table[1 - side_of(seat)]:
+        if not meld.could_take(card):
+            continue
+        try:
+            new = lay_off(meld, [card], g.ruleset)
+        except IllegalMove:
+            continue
+        fits = True
+        if new.burraco and not meld.burraco:
+            burraco = True
+    return fits, burraco
+
+
+def _positions(cards: Iterable[Card]) -> dict[str, dict[int, Card]]:
+    """Per suit, the sequence positions the naturals can stand at (ace at 1 and 14)."""
+    out: dict[str, dict[int, Card]] = {}
+    for c in cards:
+        if c.rank == 0:
+            continue
+        pos = out.setdefault(c.suit, {})
+        if c.rank == 1:
+            pos[1] = c
+            pos[14] = c
+        else:
+            pos.setdefault(c.rank, c)
+    return out
+
+
+def candidate_melds(hand: list[Card], g: Game, side: int, allow_dirty: bool) -> list[Meld]:
+    """New melds the hand can open: all-natural sets and runs (longest), and, if allowed, those
+    a single wild completes. Checked by the engine's own `check_meld`."""
+    ruleset = g.ruleset
+    set_ranks = {m.low for m in g.table[side] if m.kind == "set"}
+    wilds = sorted((c for c in hand if c.is_wild), key=lambda c: (c.rank == 0, c.suit))
+    by_rank: dict[int, list[Card]] = {}
+    for c in hand:
+        if not c.is_wild:
+            by_rank.setdefault(c.rank, []).append(c)
+    raw: list[list[Card]] = []
+    for rank, same in by_rank.items():
+        if rank in set_ranks:
+            continue
+        if len(same) >= 3:
+            raw.append(list(same))
+        elif len(same) == 2 and allow_dirty and wilds:
+            raw.append(same + [wilds[0]])
+    # Naturals for runs: 2s of the suit count as natural only in their own place.
+    naturals = [c for c in hand if c.rank != 0]
+    for suit, pos in _positions(naturals).items():
+        present = sorted(pos)
+        runs: list[list[int]] = []
+        run: list[int] = []
+        for p in present:
+            if run and p == run[-1] + 1:
+                run.append(p)
+            else:
+                if run:
+                    runs.append(run)
+                run = [p]
+        if run:
+            runs.append(run)
+        for r in runs:
+            if len(r) >= 3:
+                seq = [pos[p] for p in r]
+                if r[0] == 1 and r[-1] == 14:
+                    continue
+                raw.append(seq)
+        if not (allow_dirty and wilds):
+            continue
+        other_wilds = [w for w in wilds if not (w.rank == 2 and w.suit == suit)] or wilds
+        wild = other_wilds[0]
+        for i, r in enumerate(runs):
+            # Two runs one position apart, joined by the wild.
+            if i + 1 < len(runs) and runs[i + 1][0] == r[-1] + 2:
+                joined = [pos[p] for p in r] + [wild] + [pos[p] for p in runs[i + 1]]
+                if len(joined) >= 3:
+                    raw.append(joined)
+            if len(r) == 2:
+                raw.append([pos[p] for p in r] + [wild])
+    out: list[Meld] = []
+    seen: set[tuple[str, ...]] = set()
+    for cards in raw:
+        if not _counts_ok(cards, hand):
+            continue
+        try:
+            meld = check_meld(cards, ruleset)
+        except IllegalMove:
+            continue
+        key = tuple(c.text for c in meld.cards)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(meld)
+    return out
+
+
+def _counts_ok(cards: list[Card], hand: list[Card]) -> bool:
+    need: dict[str, int] = {}
+    for c in cards:
+        need[c.text] = need.get(c.text, 0) + 1
+    have: dict[str, int] = {}
+    for c in hand:
+        have[c.text] = have.get(c.text, 0) + 1
+    return all(have.get(t, 0) >= k for t, k in need.items())
+
+
+def _rest(hand: list[Card], cards: Iterable[Card]) -> list[Card] | None:
+    rest = list(hand)
+    for c in cards:
+        try:
+            rest.remove(c)
+        except ValueError:
+            return None
+    return rest
+
+
+def play_allowed(g: Game, seat: int, rest: list[Card], burraco_after: bool) -> bool:
+    """The engine's own check of what a meld or lay-off leaves in hand."""
+    try:
+        g._after_play(seat, rest, burraco_after)  # noqa: SLF001 (the engine's rule, not a copy of it)
+    except IllegalMove:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------- draw
+
+
+def hand_value(cards: list[Card], g: Game, side: int) -> float:
+    """A quick worth of a hand: what it could lay off and meld now, wilds, and near-melds."""
+    value = 0.0
+    remaining = list(cards)
+    table = list(g.table[side])
+    # Lay-offs of naturals (repeat: a run grows card by card).
+    changed = True
+    while changed:
+        changed = False
+        for c in list(remaining):
+            if c.is_wild:
+                continue
+            for i, meld in enumerate(table):
+                if meld.could_take(c):
+                    try:
+                        table[i] = lay_off(meld, [c], g.ruleset)
+                    except IllegalMove:
+                        continue
+                    remaining.remove(c)
+                    value += c.points + 6
+                    changed = True
+                    break
+    melds = candidate_melds(remaining, g, side, allow_dirty=False)
+    used: list[Card] = []
+    for meld in sorted(melds, key=lambda m: -len(m.cards)):
+        rest = _rest(remaining, meld.cards)
+        if rest is None:
+            continue
+        remaining = rest
+        used.extend(meld.cards)
+        value += meld.points + 6 * len(meld.cards)
+    value += 22 * sum(1 for c in remaining if c.is_wild)
+    value += structure(remaining)
+    return value
+
+
+def structure(cards: list[Card]) -> float:
+    """Pairs and near neighbours in a suit: the makings of melds."""
+    value = 0.0
+    by_rank: dict[int, int] = {}
+    pos = _positions([c for c in cards if not c.is_wild])
+    for c in cards:
+        if not c.is_wild:
+            by_rank[c.rank] = by_rank.get(c.rank, 0) + 1
+    for k in by_rank.values():
+        if k >= 2:
+            value += 4 * (k - 1)
+    for p in pos.values():
+        ps = sorted(set(p))
+        for a, b in zip(ps, ps[1:], strict=False):
+            if b - a == 1:
+                value += 4
+            elif b - a == 2:
+                value += 2
+    return value
+
+
+def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
+    pile = g.discard_pile
+    if not pile:
+        return {"type": "draw"}
+    if not g.stock:
+        return {"type": "take_discards"}
+    side = side_of(seat)
+    hand = g.hands[seat]
+    before = hand_value(hand, g, side)
+    after = hand_value(hand + pile, g, side)
+    gain = after - before
+    # Cards that do not meld at once are a burden: a longer way to the pozzetto, and points lost
+    # if the hand ends (more so late in the hand). The stock card is worth a little on average.
+    stock_left = len(g.stock)
+    gain -= (params.pile_card_cost if stock_left > 20 else params.pile_card_cost_late) * len(pile)
+    gain += params.wild_in_pile * sum(1 for c in pile if c.is_wild)
+    return {"type": "take_discards"} if gain > params.take_pile_min_gain else {"type": "draw"}
+
+
+# ----------------------------------------------------------------------------- play
+
+
+def opponent_threat(g: Game, seat: int) -> bool:
+    """The other side could close soon: pozzetto taken, a burraco down, few cards in hand."""
+    other = 1 - side_of(seat)
+    if g.pozzetto_state[other] == "available" or not any(m.burraco for m in g.table[other]):
+        return False
+    return min(len(g.hands[s]) for s in range(other, g.players, 2)) <= 4
+
+
+def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
+    """The best meld or lay-off now, or None when the greedy player would rather discard."""
+    side = side_of(seat)
+    hand = g.hands[seat]
+    table = g.table[side]
+    ruleset = g.ruleset
+    side_burraco = any(m.burraco for m in table)
+    pozzetto_taken = g.pozzetto_state[side] != "available"
+    n = len(hand)
+    wild_count = sum(1 for c in hand if c.is_wild)
+    # Dumping: the hand may end any moment (the others can close, the stock is short), so
+    # every card melded is a card not counted against us.
+    dump = opponent_threat(g, seat) or len(g.stock) < 6
+    # Racing to the pozzetto with a short hand: a wild that brings it closer is well spent.
+    race = (not pozzetto_taken and n <= params.race_hand) or dump or (side_burraco and pozzetto_taken)
+    best: tuple[float, Action] | None = None
+
+    def consider(score: float, action: Action) -> None:
+        nonlocal best
+        if best is None or score > best[0]:
+            best = (score, action)
+
+    # Lay-offs, one card at a time.
+    seen: set[str] = set()
+    for c in hand:
+        if c.text in seen:
+            continue
+        seen.add(c.text)
+        for index, meld in enumerate(table):
+            if not meld.could_take(c):
+                continue
+            try:
+                new = lay_off(meld, [c], ruleset)
+            except IllegalMove:
+                continue
+            makes_burraco = new.burraco is not None and meld.burraco is None
+            if meld.wild is None and new.wild is not None:  # a wild makes this meld dirty
+                if meld.burraco == "pulito" and not dump:
+                    continue  # never spoil a clean burraco
+                if makes_burraco:
+                    score = 140.0
+                elif race or (wild_count >= 2 and len(meld.cards) >= 5):
+                    score = 25.0 + 3 * len(meld.cards)
+                else:
+                    continue  # keep the wild for a burraco
+            else:
+                score = 50.0 + c.points + 2 * len(meld.cards) + (150 if makes_burraco else 0)
+            rest = _rest(hand, [c])
+            assert rest is not None
+            after = new.burraco is not None or any(m.burraco for i, m in enumerate(table) if i != index)
+            if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
+                continue
+            if len(rest) == 0 and not pozzetto_taken:
+                score += 80  # in diretta
+            consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text]})
+    allow_dirty = race or wild_count >= 2
+    for meld in candidate_melds(hand, g, side, allow_dirty):
+        rest = _rest(hand, meld.cards)
+        if rest is None:
+            continue
+        after = meld.burraco is not None or side_burraco
+        if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
+            continue
+        dirty = meld.wild is not None
+        score = 20.0 + meld.points + 8 * len(meld.cards) - (params.dirty_meld_cost if dirty else 0)
+        if meld.kind == "sequence":
+            score += params.sequence_bonus  # runs grow at both ends: the road to a burraco
+        if meld.burraco:
+            score += 150
+        if len(rest) == 0 and not pozzetto_taken:
+            score += 80
+        consider(score, {"type": "meld", "cards": meld.texts()})
+    return best[1] if best else None
+
+
+# ----------------------------------------------------------------------------- discard
+
+
+def discard_scores(g: Game, seat: int, legal: list[str], params: Params = DEFAULT) -> dict[str, float]:
+    """Lower is a better discard."""
+    hand = g.hands[seat]
+    side = side_of(seat)
+    pile_ranks = {c.rank for c in g.discard_pile}
+    pos = _positions([c for c in hand if not c.is_wild])
+    by_rank: dict[int, int] = {}
+    for c in hand:
+        if not c.is_wild:
+            by_rank[c.rank] = by_rank.get(c.rank, 0) + 1
+    own_set_ranks = {m.low for m in g.table[side] if m.kind == "set"}
+    scores: dict[str, float] = {}
+    for text in legal:
+        c = Card.parse(text)
+        if c.is_wild:
+            scores[text] = 1000.0 + c.points
+            continue
+        keep = 0.0
+        same = by_rank.get(c.rank, 0) - 1
+        if same >= 1:
+            keep += params.keep_pair * same
+        if c.rank in own_set_ranks:
+            keep += params.keep_pair
+        suit_pos = pos.get(c.suit, {})
+        places = (1, 14) if c.rank == 1 else (c.rank,)
+        for p in places:
+            for d, w in ((1, params.keep_near1), (2, params.keep_near2)):
+                for q in (p - d, p + d):
+                    other = suit_pos.get(q)
+                    if other is not None and other is not c and not (other.rank == c.rank):
+                        keep += w
+        fits, burraco = opponents_can_take(g, seat, c)
+        danger = (params.danger_lay_off if fits else 0.0) + (params.danger_burraco if burraco else 0.0)
+        if c.rank in pile_ranks:
+            danger -= params.safe_rank_in_pile
+        scores[text] = keep + danger - params.shed_points * c.points
+    return scores
+
+
+def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
+    legal = [a["card"] for a in g.legal_actions(seat, kinds=("discard",))]
+    if not legal:
+        raise IllegalMove("bad_action")
+    scores = discard_scores(g, seat, legal, params)
+    card = min(legal, key=lambda t: (scores[t], t))
+    return {"type": "discard", "card": card}
+
+
+def greedy_action(g: Game, seat: int, rng: random.Random | None = None, params: Params = DEFAULT) -> Action:
+    """The greedy player's next action for `seat` in `g`."""
+    if g.phase == "draw":
+        return draw_action(g, seat, params)
+    play = best_play(g, seat, params)
+    if play is not None:
+        return play
+    return discard_action(g, seat, params)

@@ -1,0 +1,202 @@
+"""Computer players: they see only a view, play only legal actions, and rank as promised."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+
+from games.bots import LEVELS, choose_action, knowledge, strategy, tournament
+from games.engine import Game, IllegalMove, Ruleset
+
+
+def play_out(game: Game, levels: dict[int, str], rng: random.Random, max_actions: int = 3000) -> Game:
+    for _ in range(max_actions):
+        if game.hand_over:
+            return game
+        seat = game.to_move
+        game.apply(seat, choose_action(game.view(seat), levels[seat % 2], rng))
+    raise AssertionError("the hand did not end")
+
+
+def test_bots_package_imports_no_django():
+    code = ("import sys, random; import games.bots, games.bots.tournament, games.bots.expert; "
+            "assert not any(m == 'django' or m.startswith('django.') for m in sys.modules), 'django'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(Path(__file__).parents[2]))
+
+
+@pytest.mark.parametrize("preset", ["classico", "mano_unica", "testa_a_testa"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_every_level_plays_whole_hands_legally(preset, players):
+    """Each level against each other, on every preset: every action goes through apply."""
+    rng = random.Random(f"{preset}-{players}")
+    for level_a in LEVELS:
+        level_b = LEVELS[(LEVELS.index(level_a) + 1) % len(LEVELS)]
+        game = Game.new(Ruleset.preset(preset, players=players, target=None), rng=random.Random(rng.random()))
+        play_out(game, {0: level_a, 1: level_b}, rng)
+        assert game.hand_over
+        assert game.end_reason in ("closed", "stock_exhausted")
+
+
+def test_determinized_game_shows_the_same_view():
+    """The game rebuilt from a view looks, from that seat, exactly like the real one."""
+    rng = random.Random(11)
+    for players in (2, 4):
+        game = Game.new(Ruleset.preset("classico", players=players), rng=random.Random(players))
+        for _ in range(120):
+            if game.hand_over:
+                break
+            seat = game.to_move
+            view = game.view(seat)
+            rebuilt = knowledge.determinize(view, rng)
+            again = rebuilt.view(seat)
+            for key in ("hand", "hand_counts", "stock_count", "discard", "melds", "pozzetti", "phase",
+                        "to_move", "picked_single_card", "can_close", "close_blocker", "allowed"):
+                assert again[key] == view[key], key
+            assert sorted(map(json.dumps, rebuilt.legal_actions(seat))) == sorted(
+                map(json.dumps, game.legal_actions(seat)))
+            game.apply(seat, choose_action(view, "medio", rng))
+
+
+def test_hidden_cards_do_not_change_a_decision():
+    """Two games that differ only in cards seat 0 cannot see: the same view, the same choice."""
+    ruleset = Ruleset.preset("classico")
+    common = dict(discard="QD 7C", to_move=0)
+    mine = "7H 8H 9H KD 5S 5D QS 2C AS 4D 4C"
+    a = Game.setup(ruleset, hands=[mine, "3H 3D 3C 6S 6D JH JD TS TC 9C 8C"],
+                   stock="KH KC QH", pozzetti=["AH AD 6H 6C 7D 7S 8D 8S 9D 9S TD",
+                                               "JC JS QC KS AC 3S 4S 4H 5H 5C 6C"], **common)
+    b = Game.setup(ruleset, hands=[mine, "JC JS QC KS AC 3S 4S 4H 5H 5C 6C"],
+                   stock="3H 3D 3C", pozzetti=["KH KC QH 6S 6D JH JD TS TC 9C 8C",
+                                               "AH AD 6H 6C 7D 7S 8D 8S 9D 9S TD"], **common)
+    assert a.view(0) == b.view(0)
+    for level in LEVELS:
+        for seed in range(5):
+            first = choose_action(a.view(0), level, random.Random(seed), budget_seconds=0.05)
+            second = choose_action(b.view(0), level, random.Random(seed), budget_seconds=0.05)
+            assert first == second
+
+
+def test_refuses_to_play_out_of_turn():
+    game = Game.new(Ruleset.preset("classico"), rng=random.Random(3))
+    other = 1 - game.to_move
+    with pytest.raises(ValueError):
+        choose_action(game.view(other), "medio", random.Random(0))
+    with pytest.raises(ValueError):
+        choose_action(game.view(game.to_move), "campione", random.Random(0))
+
+
+def test_medio_protects_a_clean_burraco_and_lays_off_naturals():
+    ruleset = Ruleset.preset("classico")
+    game = Game.setup(ruleset, hands=["JK 9H KD KC 5S", "3C 4C 5C"], stock="QD QC 6D",
+                      discard="4S", melds=[["2H 3H 4H 5H 6H 7H 8H", "5D 6D 7D"], []],
+                      pozzetti=[None, None], to_move=0)
+    game.apply(0, {"type": "draw"})
+    view = game.view(0)
+    seen = []
+    for _ in range(6):
+        action = choose_action(view, "medio", random.Random(0))
+        seen.append(action)
+        game.apply(0, action)
+        if action["type"] == "discard":
+            break
+        view = game.view(0)
+    # 9H goes on the clean run; the joker never lands on the clean burraco.
+    assert {"type": "lay_off", "meld": 1, "cards": ["9H"]} in seen
+    burraco = game.melds(0)[0]
+    assert burraco.burraco == "pulito"
+    assert all(c.text != "JK" for c in burraco.cards)
+
+
+def test_medio_takes_a_pile_that_pays_and_leaves_one_that_does_not():
+    ruleset = Ruleset.preset("classico")
+    rich = Game.setup(ruleset, hands=["7S 8S KD 4C 9H", "3C 4D 5C"], stock="QD QC 6D 6S 7D",
+                      discard="9S TS JS JK", to_move=0)
+    assert choose_action(rich.view(0), "medio", random.Random(0)) == {"type": "take_discards"}
+    poor = Game.setup(ruleset, hands=["7S 8S KD 4C 9H", "3C 4D 5C"], stock="QD QC 6D 6S 7D",
+                      discard="3H", to_move=0)
+    assert choose_action(poor.view(0), "medio", random.Random(0)) == {"type": "draw"}
+
+
+def test_medio_discards_a_card_the_opponents_cannot_lay_off():
+    ruleset = Ruleset.preset("classico")
+    game = Game.setup(ruleset, hands=["9C KH 4S 7H 2S", "3C 4D 5C"], stock="QD QC 6D 6S 7D",
+                      discard="3H", melds=[[], ["TC JC QC", "KS KH KC"]], to_move=0)
+    game.apply(0, {"type": "draw"})  # the stock's top card: QD
+    action = choose_action(game.view(0), "medio", random.Random(0))
+    assert action["type"] == "discard"
+    assert action["card"] in ("4S", "7H", "QD")  # 9C and KH fit their melds, 2S is a wild
+
+
+def test_expert_stays_within_its_budget():
+    import time
+
+    game = Game.new(Ruleset.preset("classico"), rng=random.Random(5))
+    rng = random.Random(5)
+    slowest = 0.0
+    for _ in range(40):
+        seat = game.to_move
+        start = time.perf_counter()
+        action = choose_action(game.view(seat), "esperto", rng, budget_seconds=0.1)
+        slowest = max(slowest, time.perf_counter() - start)
+        game.apply(seat, action)
+        if game.hand_over:
+            break
+    assert slowest < 0.5
+
+
+def test_short_tournament_orders_the_levels():
+    """Loose on purpose (20 hands): the real figures are in docs/performance.md."""
+    medio = tournament.run("medio", "principiante", games=20, seed=3)
+    assert medio["games"] == 20 and medio["wins_a"] + medio["wins_b"] + medio["draws"] == 20
+    assert medio["wins_a"] >= 14, medio
+    assert medio["mean_score_diff"] > 150
+    assert medio["decision_ms_a"]["decisions"] > 0 and medio["decision_ms_a"]["p99"] is not None
+
+
+def test_expert_is_not_weaker_than_medio():
+    result = tournament.run("esperto", "medio", games=12, seed=4, budget_seconds=0.03)
+    assert result["wins_a"] >= 4, result
+
+
+def test_four_player_pairs_play_for_their_team():
+    result = tournament.run("medio", "principiante", games=6, seed=2, players=4)
+    assert result["games"] == 6
+    assert result["wins_a"] >= 4, result
+
+
+@pytest.mark.django_db
+def test_bot_tournament_command_prints_one_json_object():
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("bot_tournament", "--a", "medio", "--b", "principiante", "--games", "4", "--seed", "1",
+                 "--json", stdout=out)
+    data = json.loads(out.getvalue())
+    assert data["games"] == 4
+    assert data["wins_a"] + data["wins_b"] + data["draws"] == 4
+    for side in ("decision_ms_a", "decision_ms_b"):
+        assert set(data[side]) >= {"median", "p99"}
+    assert isinstance(data["mean_score_diff"], float)
+
+
+def test_strategy_reads_only_the_seat_hand():
+    """The greedy player, given a determinized game, decides the same whatever the others hold."""
+    game = Game.new(Ruleset.preset("classico"), rng=random.Random(9))
+    for _ in range(60):
+        if game.hand_over:
+            break
+        seat = game.to_move
+        view = game.view(seat)
+        one = strategy.greedy_action(knowledge.determinize(view, random.Random(1)), seat)
+        two = strategy.greedy_action(knowledge.determinize(view, random.Random(2)), seat)
+        assert one == two
+        try:
+            game.apply(seat, one)
+        except IllegalMove as exc:  # pragma: no cover - a failure message worth reading
+            raise AssertionError(f"illegal {one}: {exc}") from exc
