@@ -54,6 +54,7 @@ TEMPLATES = (  # (players, preset, overrides, how many)
     (4, "classico", {"target": 505}, 10), (4, "classico", {"target": None}, 4), (4, "classico", {"target": 1005}, 2),
 )
 CHUNK = 20_000
+PAIRS_SHARE = 0.3
 
 
 def machine() -> dict[str, Any]:
@@ -175,14 +176,14 @@ class Filler:
     # ------------------------------------------------------------------ matches and ratings
     def fill_matches(self, first_user: int, last_user: int, templates: dict[int, list[dict[str, Any]]]) -> None:
         rng = self.rng
-        # Half the matches are pairs: 3 changes per match on average.
-        total = max(self.games, -(-self.changes // 3))
+        # PAIRS_SHARE of the matches are pairs: 2 + 2 × share changes per match on average.
+        total = max(self.games, int(-(-self.changes // (2 + 2 * PAIRS_SHARE))))
         fours = self.changes - 2 * total  # matches of 4 needed for the exact number of changes
         fours = max(0, min(total, fours // 2))
         kinds = [4] * fours + [2] * (total - fours)
         rng.shuffle(kinds)
         # Activity is skewed: a few players play a lot (long histories), most play little.
-        weights = [1.0 / (i + 20) ** 0.9 for i in range(self.players)]
+        weights = [1.0 / (i + 50) ** 0.7 for i in range(self.players)]
         cumulative = list(itertools.accumulate(weights))
         top = cumulative[-1]
         ids = {
