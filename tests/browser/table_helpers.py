@@ -48,6 +48,21 @@ def wait_version(page, version: int, timeout: float = 10_000) -> None:
     )
 
 
+def wait_snapshot(page, timeout: float = 10_000) -> None:
+    """The page has drawn the game from a snapshot (whatever its version)."""
+    page.wait_for_function(
+        "() => window.burracoTable && window.burracoTable.state.version !== null", timeout=timeout
+    )
+
+
+def wait_my_draw(page, timeout: float = 30_000) -> None:
+    """It is this page's player's turn, and the turn starts with the draw."""
+    page.wait_for_function(
+        "() => { const v = window.burracoTable && window.burracoTable.state.view;"
+        " return Boolean(v && v.my_turn && v.phase === 'draw'); }", timeout=timeout
+    )
+
+
 def hand(page) -> list[str]:
     return page.locator("#hand .pcard").evaluate_all("els => els.map(e => e.dataset.card)")
 
