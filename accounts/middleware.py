@@ -9,7 +9,9 @@ class UserLanguageMiddleware:
 
     def __call__(self, request):
         user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and user.language:
-            translation.activate(user.language)
+        if user is None or not user.is_authenticated or not user.language:
+            return self.get_response(request)
+        # override, not activate: the thread goes back to its language after the request.
+        with translation.override(user.language):
             request.LANGUAGE_CODE = user.language
-        return self.get_response(request)
+            return self.get_response(request)

@@ -21,6 +21,21 @@ OUTPUT = ROOT / "test-output"
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
+@pytest.fixture(autouse=True)
+def _site_language():
+    """Every test starts in the site's default language, whatever an earlier test activated."""
+    from django.utils import translation
+
+    with translation.override("it"):
+        yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests last: Playwright's sync API keeps an event loop in the main thread for the
+    rest of the session, which async (Channels) tests must not run inside."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
