@@ -117,7 +117,8 @@ def search(mode: str, text: str, limit: int = SEARCH_LIMIT) -> list[BoardRow]:
     if not values:
         return []
     counts = ranked(mode).filter(rating__gte=values[-1][1]).aggregate(
-        **{f"r{i}": Count("id", filter=_ahead(v[1], v[0])) for i, v in enumerate(values)}
+        # Count a column of the ranked index (not id) so the scan stays index-only.
+        **{f"r{i}": Count("user_id", filter=_ahead(v[1], v[0])) for i, v in enumerate(values)}
     )
     ranks = [counts[f"r{i}"] + 1 for i in range(len(values))]
     return [
