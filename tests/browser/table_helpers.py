@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
@@ -86,3 +90,31 @@ def meld_cards(page, side: str) -> list[list[str]]:
 
 def shoot(page, folder: Path, name: str) -> None:
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+@contextmanager
+def celery_worker(django_db_blocker):
+    """With REDIS_URL the live server has no embedded worker (production runs a separate one), so
+    start a real `celery worker` with beat on the test database for the computer players; without
+    it, the server's embedded worker already plays them and nothing is started."""
+    if not os.environ.get("REDIS_URL"):
+        yield None
+        return
+    from tests.conftest import OUTPUT, ROOT, server_env
+
+    with django_db_blocker.unblock():
+        env = server_env({"BOT_MOVE_DELAY_SECONDS": "0.2"})
+    OUTPUT.mkdir(exist_ok=True)
+    log = open(OUTPUT / "celery-worker.log", "w")  # noqa: SIM115 (closed below)
+    command = [sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "-B", "--pool=solo",
+               "--concurrency=1", "--loglevel=WARNING", "--without-gossip", "--without-mingle"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()

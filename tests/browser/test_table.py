@@ -18,6 +18,7 @@ from .table_helpers import (
     DESKTOP,
     PHONE,
     card,
+    celery_worker,
     force_position,
     hand,
     meld_cards,
@@ -447,7 +448,14 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
             ctx.close()
 
 
-def test_two_people_and_two_computers_play_a_hand_to_the_end(live_site, browser, screenshot_dir):
+@pytest.fixture
+def computer_players(django_db_blocker):
+    pytest.importorskip("games.tasks", reason="the computer players' tasks are not on this checkout")
+    with celery_worker(django_db_blocker) as worker:
+        yield worker
+
+
+def test_two_people_and_two_computers_play_a_hand_to_the_end(live_site, browser, screenshot_dir, computer_players):
     anna, bruno = make_user("anna"), make_user("bruno")
     table = create_table(creator=anna, ruleset=Ruleset.preset("classico", players=4, target=None,
                                                                 draw_seconds=300, play_seconds=300))
