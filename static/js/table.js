@@ -263,6 +263,12 @@ function onSnapshot(frame) {
   if (frame.table && Array.isArray(frame.table.seats)) updateSeatInfo(frame.table.seats);
   if (Array.isArray(frame.presence)) for (const p of frame.presence) state.presence.set(p.position, p);
   syncClock(frame.server_time);
+  if (frame.hand_number !== state.handNumber) {
+    // A new hand: the last play of the old one no longer describes the table.
+    const line = document.getElementById("last-move");
+    if (line && state.handNumber !== undefined) line.textContent = "";
+    state.handNumber = frame.hand_number;
+  }
   state.version = frame.version;
   if (frame.seat !== undefined && frame.seat !== null) state.seat = frame.seat;
   state.deadline = frame.deadline || null;

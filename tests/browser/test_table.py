@@ -440,6 +440,7 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
             page.click("#score-close")
             page.wait_for_function("document.querySelectorAll('#hand .pcard').length === 11")
             assert "Mano 2" in page.locator("#hand-number").inner_text()
+            assert page.locator("#last-move").inner_text() == ""  # the old hand's last play is gone
         assert anna.locator("#totals").inner_text().split() == ["Noi", "395", "Loro", "-175"]
         for page in (anna, bruno, carla, dario):
             assert page.js_errors == []
