@@ -96,6 +96,21 @@ def live_site(django_db_setup, django_db_blocker):
     process.wait(timeout=10)
 
 
+@pytest.fixture(scope="session")
+def second_live_site(live_site, django_db_blocker):
+    """Another Daphne process on the same database and channel layer: with Redis, a player on
+    each process must see the same game (nothing authoritative lives in a process)."""
+    if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        pytest.skip("two server processes share a game only through PostgreSQL and Redis (set both URLs)")
+    with django_db_blocker.unblock():
+        env = server_env()
+    port = free_port()
+    process = start_daphne(port, env)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
 def chromium_path() -> str | None:
     for name in ("chromium", "chromium-browser"):
         found = shutil.which(name)
