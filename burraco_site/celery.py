@@ -17,6 +17,21 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "burraco_site.settings")
 app = Celery("burraco_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# The queue tasks go to (and a worker started without -Q reads): tests give each run its own.
+app.conf.task_default_queue = os.environ.get("CELERY_QUEUE", "celery")
+
+# Beat: the sweep that catches any lost turn timer or computer move (RULES §13: the hand never
+# stalls). An interval schedule needs no state on disk, so the in-memory scheduler is enough,
+# for the embedded worker and for a separate `celery beat` alike.
+SWEEP_SECONDS = float(os.environ.get("TURN_SWEEP_SECONDS", "5"))
+app.conf.beat_scheduler = "celery.beat:Scheduler"
+app.conf.beat_schedule = {
+    "sweep-turns": {
+        "task": "games.sweep",
+        "schedule": SWEEP_SECONDS,
+        "options": {"expires": SWEEP_SECONDS * 2},  # a backlog of sweeps is pointless
+    },
+}
 
 _embedded_lock = threading.Lock()
 _embedded_started = False

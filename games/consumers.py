@@ -23,7 +23,7 @@ from .engine import IllegalMove
 from .models import Game
 from .selectors import lobby as lobby_selectors
 from .selectors import tables as table_selectors
-from .services import broadcast, presence
+from .services import broadcast, presence, timeouts
 from .services.play import submit_action
 from .services.tables import TableError, take_seat_back
 
@@ -256,6 +256,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if game_id is None:
             await self._error("not_playing", server_messages()["not_playing"], ref)
             return
+        # A turn whose time ran out (its timer task lost) is completed before anything else.
+        await database_sync_to_async(timeouts.enforce_deadline)(game_id)
         try:
             await database_sync_to_async(submit_action)(
                 game_id=game_id, seat=self.position, action=action, actor="person",

@@ -1,0 +1,109 @@
+"""A real Celery worker process for the timer and computer-player tests.
+
+The worker is started as `python -m celery -A burraco_site worker --pool=solo -c 1` with the env
+of `server_env()` (so it works on this run's test database), on Redis (always present here;
+REDIS_URL in CI) with a Redis DB number and a queue name of this run's own, so parallel runs do
+not mix. This process publishes to the same broker and queue and shares the same cache (the
+adjustable game clock and the presence counters live there).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from tests.conftest import OUTPUT, ROOT, server_env
+
+REDIS_HOST = os.environ.get("TIMERS_REDIS", "redis://127.0.0.1:6379")
+
+
+def _redis_ok(url: str) -> bool:
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="module")
+def celery_worker(django_db_setup, django_db_blocker):
+    """Yields the queue name; the module's tests run with the worker consuming it."""
+    db = 8 + os.getpid() % 8
+    url = f"{REDIS_HOST}/{db}"
+    if not _redis_ok(url):
+        if os.environ.get("CI"):
+            pytest.fail(f"no Redis at {url} for the Celery worker")
+        pytest.skip(f"no Redis broker at {url}: the timer tests need a real worker")
+    queue = f"burraco-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    with django_db_blocker.unblock():
+        env = server_env({
+            "REDIS_URL": url,
+            "CELERY_BROKER_URL": url,
+            "CELERY_EMBEDDED_WORKER": "0",
+            "BURRACO_CLOCK_ADJUSTABLE": "1",
+            "BOT_MOVE_DELAY_SECONDS": "0",
+            "CELERY_QUEUE": queue,
+        })
+    OUTPUT.mkdir(exist_ok=True)
+    log_path = OUTPUT / f"celery-{queue}.log"
+    log = open(log_path, "w")  # noqa: SIM115 (closed with the process)
+    command = [sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "--pool=solo", "-c", "1",
+               "-Q", queue, "-n", f"{queue}@%h", "--without-heartbeat", "--without-mingle",
+               "--without-gossip", "--loglevel=INFO"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while "ready." not in log_path.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"the Celery worker did not start; see {log_path}")
+        time.sleep(0.2)
+
+    from burraco_site.celery import app
+
+    saved = (app.conf.broker_url, app.conf.task_default_queue)
+    app.conf.broker_url = url
+    app.conf.task_default_queue = queue
+    app._after_fork()  # drop connection pools made for the old broker
+    overrides = override_settings(
+        CACHES={"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}},
+        BURRACO_CLOCK_ADJUSTABLE=True,
+        BOT_MOVE_DELAY_SECONDS=0,
+    )
+    overrides.enable()
+    try:
+        yield queue
+    finally:
+        overrides.disable()
+        app.conf.broker_url, app.conf.task_default_queue = saved
+        app._after_fork()
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        # Countdown tasks the worker held go back to the queue when it stops: drop them.
+        import redis
+
+        redis.Redis.from_url(url).delete(queue)
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 20, what: str = "the expected state") -> Any:
+    """Poll `check` until it returns something truthy; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
