@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from .errors import IllegalMove
+from .errors import IllegalMove, gettext_noop
 
 END_AT_TWO = "end_at_two"
 POZZETTO_BECOMES_STOCK = "pozzetto_becomes_stock"
@@ -17,23 +17,23 @@ TARGETS = (None, 505, 1005, 2005)
 
 # One entry per option: its values and a short Italian label for forms and rules pages.
 OPTIONS: tuple[dict[str, Any], ...] = (
-    {"name": "players", "values": [2, 4], "label": "Giocatori (4 = due coppie)"},
+    {"name": "players", "values": [2, 4], "label": gettext_noop("Giocatori (4 = due coppie)")},
     {"name": "target", "values": list(TARGETS),
-     "label": "Punteggio da raggiungere (nessuno = una sola mano)"},
+     "label": gettext_noop("Punteggio da raggiungere (nessuno = una sola mano)")},
     {"name": "semipulito", "values": [False, True],
-     "label": "Burraco semipulito da 150 punti"},
+     "label": gettext_noop("Burraco semipulito da 150 punti")},
     {"name": "close_by_melding", "values": [False, True],
-     "label": "Chiusura anche calando l'ultima carta, senza scarto"},
+     "label": gettext_noop("Chiusura anche calando l'ultima carta, senza scarto")},
     {"name": "stock_exhausted", "values": [END_AT_TWO, POZZETTO_BECOMES_STOCK],
-     "label": "Tallone finito: mano chiusa a due carte, oppure il pozzetto diventa tallone"},
+     "label": gettext_noop("Tallone finito: mano chiusa a due carte, oppure il pozzetto diventa tallone")},
     {"name": "burraco_sets", "values": [True, False],
-     "label": "Anche un tris di 7 o più carte è burraco"},
+     "label": gettext_noop("Anche un tris di 7 o più carte è burraco")},
     {"name": "pozzetto_must_be_played", "values": [False, True],
-     "label": "Il pozzetto preso con lo scarto conta solo se si arriva a giocarlo"},
-    {"name": "draw_seconds", "values": "int", "label": "Secondi per pescare"},
-    {"name": "play_seconds", "values": "int", "label": "Secondi per il resto del turno"},
+     "label": gettext_noop("Il pozzetto preso con lo scarto conta solo se si arriva a giocarlo")},
+    {"name": "draw_seconds", "values": "int", "label": gettext_noop("Secondi per pescare")},
+    {"name": "play_seconds", "values": "int", "label": gettext_noop("Secondi per il resto del turno")},
     {"name": "grace_seconds", "values": "int",
-     "label": "Secondi di assenza prima che giochi il computer"},
+     "label": gettext_noop("Secondi di assenza prima che giochi il computer")},
 )
 
 

@@ -2,9 +2,9 @@
 
 Card points, burraco bonuses, the closing bonus and pozzetto penalty, the table options and
 presets, the refusal messages and the verdicts on the worked examples all come from
-games.engine at request time. The engine's Italian texts are marked below for translation
-(`gettext_noop`), so the English page translates them; a test checks that every engine text is
-in this list and translated, so a new engine message cannot go unnoticed.
+games.engine at request time. The engine marks its Italian texts with `gettext_noop`, so they are
+in the site's catalogue and the English page translates them; a test checks that every engine
+text is translated, so a new engine message cannot go unnoticed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from games.engine import (
     BURRACO_BONUS,
@@ -29,61 +28,6 @@ from games.engine import (
     parse_cards,
 )
 from games.engine.game import CLOSING_BONUS, HAND_SIZE, POZZETTO_PENALTY, POZZETTO_SIZE
-
-# The engine's Italian texts, marked so makemessages puts them in the catalogue. Kept equal to
-# the engine's tables by tests/rules/test_rules_pages.py.
-ENGINE_TEXTS = (
-    # RULEBOOK_MESSAGES
-    gettext_noop("Numero di carte non valido (min 3, max 14)"),
-    gettext_noop("I valori delle carte non sono omogenei: non formano né una scala né un tris"),
-    gettext_noop("Le carte non sono tutte dello stesso seme"),
-    gettext_noop("Ci sono almeno due carte dello stesso valore"),
-    gettext_noop("La distanza tra due carte è troppo grande per essere colmata"),
-    gettext_noop("La matta non è sufficiente per colmare tutti i buchi"),
-    gettext_noop("Numero di pinelle superiore a due"),
-    gettext_noop("È ammesso un solo Joker in una giocata"),
-    gettext_noop("Con un Joker è ammessa al massimo una pinella"),
-    gettext_noop("Nessuna pinella ha il seme corretto per stare al suo posto nella scala"),
-    gettext_noop("La pinella aggiunta non può sanare quella già presente"),
-    gettext_noop("Esiste già una combinazione uguale nel gioco"),
-    gettext_noop("Resteresti con in mano solo la carta raccolta dagli scarti, che non si può scartare"),
-    gettext_noop("Non si può scartare l'unica carta presa dagli scarti"),
-    gettext_noop("Non è possibile restare con una matta in mano"),
-    gettext_noop("Non è possibile restare con una sola carta in mano senza aver fatto Burraco"),
-    gettext_noop("Non si possono calare tutte le carte avendo già preso il Pozzetto"),
-    gettext_noop("Bisogna aver fatto Burraco per terminare"),
-    # ENGINE_MESSAGES
-    gettext_noop("Non è il tuo turno"),
-    gettext_noop("Prima si pesca: dal tallone oppure tutti gli scarti"),
-    gettext_noop("Hai già pescato in questo turno"),
-    gettext_noop("Quella carta non è nella tua mano"),
-    gettext_noop("Un gioco non può essere fatto di sole matte"),
-    gettext_noop("Non si può calare un tris di pinelle"),
-    gettext_noop("In un gioco sta una matta sola: un 2 è naturale solo accanto al 3 del suo seme"),
-    gettext_noop("Non si chiude scartando una matta"),
-    gettext_noop("Per chiudere serve prima il Pozzetto"),
-    gettext_noop("La mano è già finita"),
-    gettext_noop("Quel gioco non c'è tra quelli della tua parte del tavolo"),
-    gettext_noop("Mossa non riconosciuta"),
-    gettext_noop("Carta non riconosciuta"),
-    gettext_noop("Non ci sono scarti da raccogliere"),
-    gettext_noop("Il tallone è vuoto"),
-    gettext_noop("Opzione del tavolo non valida"),
-    gettext_noop("Posizione di gioco non valida"),
-    gettext_noop("La mano non è ancora finita"),
-    gettext_noop("La partita è già finita"),
-    # OPTIONS labels
-    gettext_noop("Giocatori (4 = due coppie)"),
-    gettext_noop("Punteggio da raggiungere (nessuno = una sola mano)"),
-    gettext_noop("Burraco semipulito da 150 punti"),
-    gettext_noop("Chiusura anche calando l'ultima carta, senza scarto"),
-    gettext_noop("Tallone finito: mano chiusa a due carte, oppure il pozzetto diventa tallone"),
-    gettext_noop("Anche un tris di 7 o più carte è burraco"),
-    gettext_noop("Il pozzetto preso con lo scarto conta solo se si arriva a giocarlo"),
-    gettext_noop("Secondi per pescare"),
-    gettext_noop("Secondi per il resto del turno"),
-    gettext_noop("Secondi di assenza prima che giochi il computer"),
-)
 
 
 def engine_text(text: str) -> str:

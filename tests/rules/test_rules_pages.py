@@ -8,7 +8,7 @@ import pytest
 from django.utils import translation
 
 from games.engine import CARD_POINTS, ENGINE_MESSAGES, MESSAGES, OPTIONS, PRESETS, RULEBOOK_MESSAGES
-from games.selectors.rules import ENGINE_TEXTS, meld_examples, scoring_example
+from games.selectors.rules import meld_examples, scoring_example
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,6 @@ def page(client, language: str) -> str:
 
 def test_every_engine_text_is_marked_for_translation_and_translated():
     engine_texts = set(MESSAGES.values()) | {o["label"] for o in OPTIONS}
-    assert set(ENGINE_TEXTS) == engine_texts
     with translation.override("en"):
         untranslated = [t for t in engine_texts if translation.gettext(t) == t]
     assert untranslated == []
