@@ -121,7 +121,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         self.players = access["players"]
-        # Refusals this socket sends speak the player's language (engine messages stay Italian).
+        # Refusals this socket sends speak the player's language.
         self.language = getattr(user, "language", "") or settings.LANGUAGE_CODE
         await self._join(access["position"])
 
@@ -310,7 +310,10 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def _error(self, code: str, message: str, ref=None) -> None:
         _game, version = await database_sync_to_async(_current_version)(self.table_id)
-        await self._send({"type": "error", "code": code, "message": str(message), "ref": ref, "version": version})
+        # Engine and service texts are Italian at the source; show them in the player's language.
+        with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
+            message = _(str(message))
+        await self._send({"type": "error", "code": code, "message": message, "ref": ref, "version": version})
 
     async def _bad(self, code: str, ref=None) -> None:
         """A frame the server could not use: say so, and close only on sustained abuse."""

@@ -368,4 +368,8 @@ async def test_refusals_speak_the_players_language(app):
     assert (await receive_type(comm, "error"))["message"] == "Only the offered phrases can be used in the chat."
     await comm.send_json_to({"type": "chat", "phrase": "grazie"})
     assert (await receive_type(comm, "chat"))["text"] == "Grazie"  # one text for the whole table
+    await comm.send_json_to({"type": "action", "action": {"type": "discard", "card": "KD"}})
+    error = await receive_type(comm, "error")  # an engine refusal: not her turn, or not drawn yet
+    assert error["code"] in ("must_draw_first", "not_your_turn")
+    assert error["message"] in ("Draw first: from the stock, or the whole discard pile", "It is not your turn")
     await comm.disconnect()
