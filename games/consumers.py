@@ -24,7 +24,7 @@ from .models import Game
 from .selectors import lobby as lobby_selectors
 from .selectors import tables as table_selectors
 from .services import broadcast, presence, timeouts
-from .services.play import submit_action
+from .services.play import abandon_match, submit_action
 from .services.tables import TableError, take_seat_back
 
 MAX_FRAME_BYTES = 4096
@@ -232,6 +232,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             "action": self._on_action,
             "chat": self._on_chat,
             "back": self._on_back,
+            "abandon": self._on_abandon,
         }.get(kind)
         if handler is None:
             await self._bad("unknown_type", ref=ref)
@@ -293,6 +294,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         try:
             await database_sync_to_async(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
         except TableError as exc:
+            await self._error(exc.code, exc.message, ref)
+
+    async def _on_abandon(self, frame: dict[str, Any], ref) -> None:
+        """Give the match up; the service checks the seat (the `match_over` frame says the rest)."""
+        try:
+            await database_sync_to_async(abandon_match)(table_id=self.table_id, user=self.scope["user"])
+        except IllegalMove as exc:
             await self._error(exc.code, exc.message, ref)
 
     # ------------------------------------------------------------------ sending

@@ -4,6 +4,9 @@
 engine apply the action, append it to the move log, move the match on (next hand or the end),
 set the clock, bump the version, and after the commit send each seat its own frame. The row lock
 plus the version make one writer per game across every server process and worker.
+
+`abandon_match` is the other way a match can end: a seated person gives it up, under the same
+lock, and the match finishes through the same `_finish_match` as one played to the end.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .tables import deadline_for
 
 ACTORS = {c.value for c in Move.Actor}
 
-__all__ = ["IllegalMove", "submit_action"]
+__all__ = ["IllegalMove", "abandon_match", "submit_action"]
 
 
 def _refuse(code: str, message: str) -> IllegalMove:
@@ -155,26 +158,117 @@ def _close_hand(game: Game, table: Table, engine_game: EngineGame) -> tuple[dict
         "winner_side": match.winner if match.finished else None,
     }
     if match.finished:
-        game.finished = True
-        game.winner_side = match.winner
-        game.finished_at = now
-        game.result = {
+        _finish_match(game, table, winner_side=match.winner, now=now, result={
             "totals": list(match.totals),
             "winner_side": match.winner,
             "hands": game.hand_number,
             "target": match.target,
             "end_reason": engine_game.end_reason,
-        }
-        table.status = Table.Status.FINISHED
-        table.finished_at = now
-        table.save(update_fields=["status", "finished_at"])
-        game.save()  # ratings read the finished game
-        ratings.record_match_result(game)
+        })
         return finished_hand, None
     next_game = engine_game.next_hand(secrets.SystemRandom())
     game.hand_number = next_game.hand_number + 1
     Hand.objects.create(game=game, number=game.hand_number, deal=next_game.deal)
     return finished_hand, next_game
+
+
+def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: dict[str, Any], now) -> None:
+    """The one way a match ends (played out or abandoned): the game and its table are finished
+    and the ratings move, inside the caller's transaction with the game row locked."""
+    game.finished = True
+    game.winner_side = winner_side
+    game.finished_at = now
+    game.result = result
+    game.to_move = None
+    game.turn_deadline = None
+    table.status = Table.Status.FINISHED
+    table.finished_at = now
+    table.save(update_fields=["status", "finished_at"])
+    game.save()  # ratings read the finished game
+    ratings.record_match_result(game)
+
+
+def abandon_match(*, table_id: int, user) -> int:
+    """`user`, seated at the table, abandons the match in play; return the game's new version.
+
+    The match ends at once and the abandoning player's side loses it (with four players, both
+    partners); on a rated table that is a rated loss (`ratings.record_match_result`). The hand in
+    play is left unscored: `Game.result["totals"]` are the totals of the hands played to the end,
+    and the interrupted hand keeps `Hand.score` = None (its moves stay in the log and replay).
+    No Move row is written (abandoning is not an engine action), but the version goes up by one
+    so that every timer or computer task scheduled for the old version is stale.
+
+    Raises `IllegalMove` (codes no_table, not_seated, not_started, already_finished) and changes
+    nothing when refused.
+    """
+    if user is None or not user.is_authenticated:
+        raise _refuse("not_seated", _("Non sei seduto a questo tavolo."))
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(table_id=table_id).first()
+        table = Table.objects.filter(pk=table_id).first()
+        if table is None:
+            raise _refuse("no_table", _("Questo tavolo non esiste."))
+        seat_row = Seat.objects.filter(table_id=table_id, user=user).order_by("position").first()
+        if seat_row is None:
+            raise _refuse("not_seated", _("Non sei seduto a questo tavolo."))
+        if game is None:
+            raise _refuse("not_started", _("La partita non è ancora iniziata: per lasciare il tavolo usa «Alzati»."))
+        if game.finished or table.status != Table.Status.PLAYING:
+            raise _refuse("already_finished", _("La partita è già finita."))
+
+        now = timezone.now()
+        version = game.version + 1
+        winner = 1 - seat_row.side
+        target = EngineGame.from_dict(game.state).ruleset.target
+        Hand.objects.filter(game=game, number=game.hand_number, finished_at__isnull=True).update(finished_at=now)
+        game.abandoned_by = user
+        game.version = version
+        _finish_match(game, table, winner_side=winner, now=now, result={
+            "totals": list(game.totals),
+            "winner_side": winner,
+            "hands": game.hand_number,
+            "target": target,
+            "end_reason": "abandoned",
+            "abandoned_by": user.get_username(),
+            "abandoned_seat": seat_row.position,
+        })
+        messages = _abandon_messages(game, table, seat_row.position, user.get_username())
+        game_id = game.pk
+
+        def after_commit() -> None:
+            from .tables import _announce_now
+
+            broadcast.deliver(messages)
+            _announce_now(table.pk)
+            turns.after_change(game_id, version)  # the game is finished: nothing is scheduled
+
+        transaction.on_commit(after_commit)
+    return version
+
+
+def _abandon_messages(game: Game, table: Table, position: int, username: str) -> list[tuple[str, dict[str, Any]]]:
+    """Per recipient: the `match_over` frame, then the final snapshot (finished, with the result)."""
+    from ..selectors.tables import get_table, snapshot_frame
+
+    fresh_table = get_table(table.pk)
+    engine_game = EngineGame.from_dict(game.state)
+    over = {
+        "type": "match_over",
+        "version": game.version,
+        "hand_number": game.hand_number,
+        "reason": "abandoned",
+        "abandoned_by": username,
+        "abandoned_seat": position,
+        "totals": list(game.totals),
+        "winner_side": game.winner_side,
+    }
+    messages: list[tuple[str, dict[str, Any]]] = []
+    recipients = [(broadcast.seat_group(table.pk, p), p) for p in range(table.players)]
+    recipients.append((broadcast.public_group(table.pk), None))
+    for group, seat in recipients:
+        messages.append((group, dict(over)))
+        messages.append((group, snapshot_frame(game, fresh_table, seat, engine_game)))
+    return messages
 
 
 def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action: dict[str, Any],
