@@ -188,6 +188,10 @@ def game_page_context(game: Game) -> dict[str, Any]:
     hands = list(game.hands.all())
     finished_hands = [h for h in hands if h.score]
     sides = sides_of(game, seats)
+    # An abandoned match ends with its last hand unscored: it is shown and replayed all the same.
+    abandoned = game.finished and (
+        game.abandoned_by_id is not None or (game.result or {}).get("end_reason") == "abandoned")
+    interrupted = [h for h in hands if not h.score][-1:] if abandoned else []
     return {
         "game": game,
         "table": game.table,
@@ -195,6 +199,8 @@ def game_page_context(game: Game) -> dict[str, Any]:
         "sides": sides,
         "side_names": [" & ".join(seat_label(s) for s in side.seats) for side in sides],
         "hands": finished_hands,
+        "interrupted_hand": interrupted[0] if interrupted else None,
+        "replay_hands": (finished_hands + interrupted) if game.finished else [],
         "in_progress": not game.finished,
         "hand_in_play": None if game.finished else game.hand_number,
     }

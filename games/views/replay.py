@@ -50,7 +50,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     if not game.finished:
         context["unavailable"] = _("La partita è ancora in corso: potrai rivederla quando sarà finita.")
         return render(request, "games/replay.html", context, status=409)
-    numbers = [h.number for h in context["hands"]]
+    numbers = [h.number for h in context["replay_hands"]]
     try:
         number = int(request.GET.get("mano", numbers[0] if numbers else 1))
     except ValueError:
