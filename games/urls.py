@@ -21,6 +21,7 @@ urlpatterns = [
     path("tavolo/<int:table_id>/lascia/", table_views.table_leave, name="table_leave"),
     path("tavolo/<int:table_id>/computer/", table_views.table_fill, name="table_fill"),
     path("tavolo/<int:table_id>/avvia/", table_views.table_start, name="table_start"),
+    path("tavolo/<int:table_id>/abbandona/", table_views.table_abandon, name="table_abandon"),
     path("tavolo/invito/<str:token>/", table_views.table_invite, name="table_invite"),
     path("storico/", history_views.history, name="history"),
     path("storico/partita/<int:game_id>/", history_views.game_detail, name="game_detail"),

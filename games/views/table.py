@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from ..engine import IllegalMove
 from ..forms import FillForm, SitForm
 from ..models import BotLevel, Table
 from ..selectors.tables import (
@@ -22,6 +23,7 @@ from ..selectors.tables import (
     seats_in_order,
     user_position,
 )
+from ..services.play import abandon_match
 from ..services.tables import TableError, fill_with_computer, leave, sit, start_table
 
 
@@ -126,3 +128,17 @@ def table_fill(request, table_id: int):
 @require_POST
 def table_start(request, table_id: int):
     return _post_action(request, table_id, lambda: start_table(table_id=table_id, user=request.user))
+
+
+@login_required
+@require_POST
+def table_abandon(request, table_id: int):
+    """"Abbandona la partita" (confirmed in a dialog): the match ends, lost by this player's side."""
+    _visible_table(request, table_id)
+    try:
+        abandon_match(table_id=table_id, user=request.user)
+    except IllegalMove as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Hai abbandonato la partita."))
+    return redirect("table", table_id=table_id)

@@ -122,6 +122,8 @@ const state = {
   lastHandOver: null,
   chosenMeld: null,
   fresh: [],
+  finished: false, // the match is over (played out or abandoned): nobody is to move any more
+  abandonShown: false,
 };
 
 function sameMultiset(a, b) {
@@ -225,6 +227,9 @@ function handleFrame(frame) {
     case "hand_over":
       onHandOver(frame);
       break;
+    case "match_over":
+      onMatchOver(frame);
+      break;
     case "error":
       onError(frame);
       break;
@@ -273,6 +278,7 @@ function onSnapshot(frame) {
   if (frame.seat !== undefined && frame.seat !== null) state.seat = frame.seat;
   state.deadline = frame.deadline || null;
   if (frame.totals) state.totals = frame.totals;
+  state.finished = Boolean(frame.finished);
   state.pending = null;
   if (frame.view) setView(frame.view);
   const v = frame.view;
@@ -285,6 +291,11 @@ function onSnapshot(frame) {
       match_over: v.match ? v.match.finished : Boolean(frame.finished),
       winner_side: v.match ? v.match.winner : null,
     });
+  }
+  const result = frame.result;
+  if (frame.finished && result && result.end_reason === "abandoned" && !state.abandonShown) {
+    // We (re)opened the page of a match someone abandoned: say so once.
+    showAbandoned({ ...result, hand_number: frame.hand_number });
   }
   render();
 }
@@ -341,6 +352,18 @@ function onHandOver(frame) {
   if (frame.totals) state.totals = frame.totals;
   state.deadline = null;
   showScore(frame);
+  render();
+}
+
+/** The match ended without its hand finishing: someone abandoned it (docs/protocol.md). */
+function onMatchOver(frame) {
+  if (typeof frame.version === "number" && (state.version === null || frame.version > state.version)) {
+    state.version = frame.version;
+  }
+  state.finished = true;
+  state.deadline = null;
+  if (frame.totals) state.totals = frame.totals;
+  if (frame.reason === "abandoned") showAbandoned(frame);
   render();
 }
 
@@ -420,9 +443,14 @@ function ownMelds() {
   return (state.view.melds || [])[mySide()] || [];
 }
 
+/** Whether the hand on the table is still being played (not scored, match not over). */
+function inPlay(v) {
+  return Boolean(v && !v.hand_over && !state.finished);
+}
+
 function isMyTurn() {
   const v = state.view;
-  return Boolean(v && state.seat !== null && !v.hand_over && v.to_move === state.seat);
+  return Boolean(inPlay(v) && state.seat !== null && v.to_move === state.seat);
 }
 
 function allowed(type) {
@@ -551,7 +579,7 @@ function renderSeats(v) {
     const box = el("div", "seat-box");
     box.dataset.position = pos;
     if (pos === state.seat) box.classList.add("me");
-    if (!v.hand_over && v.to_move === pos) box.classList.add("to-move");
+    if (inPlay(v) && v.to_move === pos) box.classList.add("to-move");
     box.classList.add(pos % 2 === mySide() && state.seat !== null ? "partner-side" : "other-side");
     const presence = state.presence.get(pos);
     const dot = el("span", "dot");
@@ -566,7 +594,7 @@ function renderSeats(v) {
     }
     const count = el("span", "seat-box-count", cardsText((v.hand_counts || [])[pos] ?? 0));
     box.append(dot, name);
-    if (!v.hand_over && v.to_move === pos) box.append(el("span", "seat-clock"));
+    if (inPlay(v) && v.to_move === pos) box.append(el("span", "seat-clock"));
     box.append(count);
     if (presence && presence.covered_by_computer) {
       box.append(el("span", "covered", fmt(L.computerPlaysFor, { name: seatName(pos) })));
@@ -681,11 +709,14 @@ function renderHand(v) {
   });
   document.getElementById("hand-count").textContent = `(${state.order.length})`;
   const hint = document.getElementById("turn-hint");
-  if (v.hand_over) hint.textContent = L.handOver;
+  if (state.finished && !v.hand_over) hint.textContent = L.matchOver;
+  else if (v.hand_over) hint.textContent = L.handOver;
   else if (!isMyTurn()) hint.textContent = L.waitPhase;
   else hint.textContent = v.phase === "draw" ? L.drawPhase : L.playPhase;
   const covered = state.presence.get(state.seat);
-  document.getElementById("back-wrap").hidden = !(covered && covered.covered_by_computer);
+  document.getElementById("back-wrap").hidden = !(covered && covered.covered_by_computer) || state.finished;
+  const abandon = document.getElementById("abandon-panel");
+  if (abandon) abandon.hidden = state.finished || cfg.status !== "playing";
 }
 
 function renderButtons() {
@@ -713,7 +744,8 @@ function pozzettoText(status) {
 
 function renderSide(v) {
   const label = document.getElementById("turn-label");
-  if (v.hand_over) label.textContent = L.handOver;
+  if (state.finished && !v.hand_over) label.textContent = L.matchOver;
+  else if (v.hand_over) label.textContent = L.handOver;
   else if (isMyTurn()) label.textContent = L.yourTurn;
   else if (typeof v.to_move === "number") label.textContent = fmt(L.turnOf, { name: seatName(v.to_move) });
   else label.textContent = "";
@@ -750,7 +782,7 @@ function tick() {
   const clocks = [clock, ...document.querySelectorAll(".seat-clock")].filter(Boolean);
   let text = "";
   let urgent = false;
-  if (state.deadline && state.view && !state.view.hand_over) {
+  if (state.deadline && inPlay(state.view)) {
     const left = Math.max(0, Math.ceil((Date.parse(state.deadline) - Date.now() - clockSkew) / 1000));
     text = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
     urgent = left <= 10;
@@ -811,6 +843,41 @@ function showScore(frame) {
     result.textContent = L.nextHand;
     lobby.hidden = true;
   }
+  if (!dialog.open) {
+    if (typeof dialog.showModal === "function") dialog.showModal();
+    else dialog.setAttribute("open", "");
+  }
+}
+
+/** The match was abandoned: who gave it up, who wins, the totals of the hands played to the end. */
+function showAbandoned(info) {
+  state.abandonShown = true;
+  const seat = typeof info.abandoned_seat === "number" ? info.abandoned_seat : null;
+  const who = seat !== null && seat === state.seat
+    ? L.youAbandoned
+    : fmt(L.abandonedBy, { name: info.abandoned_by || (seat !== null ? seatName(seat) : "?") });
+  const text = `${who} ${winnerText(info.winner_side)}`;
+  const line = document.getElementById("last-move");
+  if (line) line.textContent = who;
+  const dialog = document.getElementById("score-dialog");
+  if (!dialog) return;
+  document.getElementById("score-title").textContent = L.abandonedTitle;
+  const table = document.getElementById("score-table");
+  table.replaceChildren();
+  const head = el("tr");
+  head.append(el("th"));
+  for (const side of [0, 1]) head.append(el("th", "num", sideName(side)));
+  const thead = el("thead");
+  thead.append(head);
+  const body = el("tbody");
+  body.append(scoreRow(L.scoreRows.match, info.totals || state.totals || [0, 0], "match"));
+  table.append(thead, body);
+  const result = document.getElementById("score-result");
+  result.dataset.winner = info.winner_side ?? "";
+  result.textContent = text;
+  document.getElementById("score-lobby").hidden = false;
+  const confirm = document.getElementById("abandon-dialog");
+  if (confirm && confirm.open) confirm.close();
   if (!dialog.open) {
     if (typeof dialog.showModal === "function") dialog.showModal();
     else dialog.setAttribute("open", "");
@@ -1012,6 +1079,12 @@ on("btn-sort", "click", () => {
 });
 on("btn-back", "click", () => send({ type: "back" }));
 on("score-close", "click", () => document.getElementById("score-dialog").close());
+on("btn-abandon", "click", () => {
+  // Confirmed in a dialog; its form posts to /tavolo/<id>/abbandona/ (works with the socket down too).
+  const dialog = document.getElementById("abandon-dialog");
+  if (dialog && !state.finished) dialog.showModal();
+});
+on("abandon-cancel", "click", () => document.getElementById("abandon-dialog").close());
 on("chat-form", "submit", (event) => {
   event.preventDefault();
   const phrase = document.getElementById("chat-phrase").value;
