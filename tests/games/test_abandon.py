@@ -274,3 +274,19 @@ def test_the_post_view_abandons_and_the_pages_say_so(after_change):
     replay = watcher.get(reverse("game_replay", args=[game.pk]) + "?mano=1")
     assert replay.status_code == 200
     assert 'id="replay-error"' not in replay.content.decode()
+
+
+def test_the_refusals_and_the_page_have_english_translations(after_change):
+    from django.utils import translation
+
+    anna, bruno, carlo = make_user("anna"), make_user("bruno"), make_user("carlo")
+    table = seated_table([anna, bruno])
+    with translation.override("en"):
+        assert refusal(table_id=table.pk, user=carlo).message == "You are not seated at this table."
+    anna.language = "en"  # the page follows the player's own setting
+    anna.save(update_fields=["language"])
+    page = Client()
+    page.force_login(anna)
+    body = page.get(reverse("table", args=[table.pk])).content.decode()
+    assert "Abandon the match" in body and "Keep playing" in body
+    assert "{name} abandoned the match." in body  # the script's label
