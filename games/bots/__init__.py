@@ -42,15 +42,15 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
         raise ValueError("not this seat's turn")
     rng = rng or random.Random()
     seat = view["seat"]
+    if level == "esperto":
+        from .expert import expert_action
+
+        return expert_action(view, rng, budget_seconds=budget_seconds)
     game = determinize(view, rng)
     if level == "principiante":
         from games.engine.bots import random_action
 
         return random_action(game, seat, rng)
-    if level == "medio":
-        from .strategy import greedy_action
+    from .strategy import greedy_action
 
-        return greedy_action(game, seat, rng)
-    from .expert import expert_action
-
-    return expert_action(view, rng, budget_seconds=budget_seconds)
+    return greedy_action(game, seat, rng)

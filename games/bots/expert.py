@@ -1,14 +1,102 @@
-"""The expert ("esperto"): determinized Monte Carlo over the greedy player."""
+"""The expert ("esperto"): determinized Monte Carlo over the greedy player.
+
+At the decisions that shape a hand (take the discard pile or draw; which card to discard) the
+expert deals the hidden cards at random, consistently with its view, many times over. In each
+sampled world it plays every candidate and then lets the greedy player play all seats for a few
+turns; the candidate with the best average outcome for its side wins. The same worlds and the
+same look-ahead dice serve every candidate, so the comparison is between the moves and not
+between lucky and unlucky deals. Melds and lay-offs follow the greedy player (they are rarely
+close calls and cost time). It stops sampling when its time budget runs out.
+"""
 
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
+from games.engine import Game
+
 from .knowledge import determinize
-from .strategy import greedy_action
+from .strategy import DEFAULT, Params, best_play, discard_scores, draw_action, greedy_action
+
+DEFAULT_BUDGET_SECONDS = 0.15
+HORIZON_TURNS = 4  # look-ahead: this many turn ends (discards) after the candidate
+MAX_DISCARD_CANDIDATES = 4
+MAX_WORLDS = 400
+
+Action = dict[str, Any]
 
 
-def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: float | None = None) -> dict:
+def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: float | None = None,
+                  params: Params = DEFAULT) -> Action:
+    start = time.perf_counter()
+    budget = DEFAULT_BUDGET_SECONDS if budget_seconds is None else budget_seconds
+    seat = view["seat"]
     game = determinize(view, rng)
-    return greedy_action(game, view["seat"], rng)
+    candidates = _candidates(game, seat, params)
+    if len(candidates) == 1:
+        return candidates[0]
+    totals = [0.0] * len(candidates)
+    worlds = 0
+    while True:
+        world = determinize(view, rng) if worlds else game
+        seed = rng.getrandbits(32)
+        base = world.to_dict()
+        for i, action in enumerate(candidates):
+            sample = Game.from_dict(base) if i < len(candidates) - 1 else world
+            totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
+        worlds += 1
+        elapsed = time.perf_counter() - start
+        # Stop before a world that would overrun the budget (each world costs about the same).
+        if elapsed + elapsed / worlds > budget or worlds >= MAX_WORLDS:
+            break
+    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+    return candidates[best]
+
+
+def _candidates(game: Game, seat: int, params: Params) -> list[Action]:
+    """The actions worth comparing; the greedy player's own choice comes first (ties keep it)."""
+    if game.phase == "draw":
+        greedy = draw_action(game, seat, params)
+        if not game.discard_pile or not game.stock:
+            return [greedy]
+        other = {"type": "take_discards"} if greedy["type"] == "draw" else {"type": "draw"}
+        return [greedy, other]
+    play = best_play(game, seat, params)
+    if play is not None:
+        return [play]
+    legal = [a["card"] for a in game.legal_actions(seat, kinds=("discard",))]
+    scores = discard_scores(game, seat, legal, params)
+    ranked = sorted(legal, key=lambda t: (scores[t], t))
+    # Never a wild (scored 1000+) unless nothing else is left.
+    ranked = [t for t in ranked if scores[t] < 900] or ranked
+    return [{"type": "discard", "card": t} for t in ranked[:MAX_DISCARD_CANDIDATES]]
+
+
+def _rollout(game: Game, seat: int, action: Action, rng: random.Random, params: Params) -> float:
+    side = seat % 2
+    game.apply(seat, action)
+    turns_left = HORIZON_TURNS
+    steps = 0
+    while not game.hand_over and turns_left > 0 and steps < 200:
+        mover = game.to_move
+        act = greedy_action(game, mover, rng, params)
+        game.apply(mover, act)
+        if act["type"] == "discard":
+            turns_left -= 1
+        steps += 1
+    return _evaluate(game, side)
+
+
+def _evaluate(game: Game, side: int) -> float:
+    """Score difference as if the hand ended now, plus what the hands promise."""
+    score = game.score()
+    value = score[side]["total"] - score[1 - side]["total"]
+    if game.hand_over:
+        return value
+    # Cards in hand are not lost yet: count them at half (they may still be melded).
+    for seat in range(game.players):
+        in_hand = sum(c.points for c in game.hands[seat])
+        value += (in_hand / 2) * (1 if seat % 2 == side else -1)
+    return value

@@ -33,6 +33,8 @@ class Params:
     take_pile_min_gain: float = 20.0  # take the pile when its estimated gain exceeds this
     pile_card_cost: float = 3.0  # burden of each pile card taken (early in the hand)
     pile_card_cost_late: float = 6.0
+    pile_card_cost_closing: float = 9.0
+    pile_card_cost_building: float = -2.0
     wild_in_pile: float = 25.0
     dirty_meld_cost: float = 12.0
     danger_lay_off: float = 18.0
@@ -258,7 +260,12 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     # Cards that do not meld at once are a burden: a longer way to the pozzetto, and points lost
     # if the hand ends (more so late in the hand). The stock card is worth a little on average.
     stock_left = len(g.stock)
-    gain -= (params.pile_card_cost if stock_left > 20 else params.pile_card_cost_late) * len(pile)
+    per_card = params.pile_card_cost if stock_left > 20 else params.pile_card_cost_late
+    if (g.pozzetto_state[side] != "available" and any(m.burraco for m in g.table[side])) or opponent_threat(g, seat):
+        per_card = params.pile_card_cost_closing  # heading for the close, or the others are
+    elif g.pozzetto_state[side] != "available":
+        per_card = params.pile_card_cost_building  # pozzetto in hand, no burraco yet: cards are fuel
+    gain -= per_card * len(pile)
     gain += params.wild_in_pile * sum(1 for c in pile if c.is_wild)
     return {"type": "take_discards"} if gain > params.take_pile_min_gain else {"type": "draw"}
 

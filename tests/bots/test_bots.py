@@ -20,7 +20,8 @@ def play_out(game: Game, levels: dict[int, str], rng: random.Random, max_actions
         if game.hand_over:
             return game
         seat = game.to_move
-        game.apply(seat, choose_action(game.view(seat), levels[seat % 2], rng))
+        # A tiny budget: the expert then samples one world per decision (legality is the point here).
+        game.apply(seat, choose_action(game.view(seat), levels[seat % 2], rng, budget_seconds=0.001))
     raise AssertionError("the hand did not end")
 
 
@@ -35,8 +36,10 @@ def test_bots_package_imports_no_django():
 def test_every_level_plays_whole_hands_legally(preset, players):
     """Each level against each other, on every preset: every action goes through apply."""
     rng = random.Random(f"{preset}-{players}")
-    for level_a in LEVELS:
-        level_b = LEVELS[(LEVELS.index(level_a) + 1) % len(LEVELS)]
+    pairings = [("medio", "principiante")]
+    if (preset, players) in (("classico", 2), ("mano_unica", 4)):
+        pairings += [("esperto", "medio"), ("principiante", "esperto")]
+    for level_a, level_b in pairings:
         game = Game.new(Ruleset.preset(preset, players=players, target=None), rng=random.Random(rng.random()))
         play_out(game, {0: level_a, 1: level_b}, rng)
         assert game.hand_over
@@ -139,7 +142,7 @@ def test_expert_stays_within_its_budget():
     game = Game.new(Ruleset.preset("classico"), rng=random.Random(5))
     rng = random.Random(5)
     slowest = 0.0
-    for _ in range(40):
+    for _ in range(16):
         seat = game.to_move
         start = time.perf_counter()
         action = choose_action(game.view(seat), "esperto", rng, budget_seconds=0.1)
@@ -147,7 +150,7 @@ def test_expert_stays_within_its_budget():
         game.apply(seat, action)
         if game.hand_over:
             break
-    assert slowest < 0.5
+    assert slowest < 0.3
 
 
 def test_short_tournament_orders_the_levels():
@@ -160,8 +163,8 @@ def test_short_tournament_orders_the_levels():
 
 
 def test_expert_is_not_weaker_than_medio():
-    result = tournament.run("esperto", "medio", games=12, seed=4, budget_seconds=0.03)
-    assert result["wins_a"] >= 4, result
+    result = tournament.run("esperto", "medio", games=6, seed=4, budget_seconds=0.01)
+    assert result["wins_a"] >= 2, result
 
 
 def test_four_player_pairs_play_for_their_team():
