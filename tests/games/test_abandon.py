@@ -268,6 +268,8 @@ def test_the_post_view_abandons_and_the_pages_say_so(after_change):
 
     detail = watcher.get(reverse("game_detail", args=[game.pk])).content.decode()
     assert "anna ha abbandonato la partita" in detail
+    assert "Interrotta dall'abbandono" in detail and 'id="replay-link"' in detail
+    assert "Nessuna mano è ancora finita." not in detail
     history = watcher.get(reverse("history")).content.decode()
     assert "abbandonata da anna" in history
     assert watcher.get(reverse("game_moves_json", args=[game.pk])).json()["abandoned_by"] == "anna"
