@@ -30,6 +30,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..bots import choose_action
 from ..bots.knowledge import determinize
@@ -291,7 +292,7 @@ def reclaim_seat(table_id: int, position: int, user) -> Seat:
 
     seat = Seat.objects.filter(table_id=table_id, user=user).first()
     if seat is not None and seat.position != position:
-        raise TableError("not_your_seat", "Puoi giocare solo per il tuo posto.")
+        raise TableError("not_your_seat", _("Puoi giocare solo per il tuo posto."))
     cache.delete(_away_key(table_id, position))
     return take_seat_back(table_id=table_id, user=user)
 

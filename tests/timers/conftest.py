@@ -53,6 +53,8 @@ def celery_worker(django_db_setup, django_db_blocker):
             "BURRACO_CLOCK_ADJUSTABLE": "1",
             "BOT_MOVE_DELAY_SECONDS": "0",
             "CELERY_QUEUE": queue,
+            "DJANGO_SETTINGS_MODULE": "tests.timers.worker_settings",
+            "TIMERS_KEY_PREFIX": queue,
         })
     OUTPUT.mkdir(exist_ok=True)
     log_path = OUTPUT / f"celery-{queue}.log"
@@ -75,7 +77,8 @@ def celery_worker(django_db_setup, django_db_blocker):
     app.conf.task_default_queue = queue
     app._after_fork()  # drop connection pools made for the old broker
     overrides = override_settings(
-        CACHES={"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}},
+        CACHES={"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                            "KEY_PREFIX": queue}},
         BURRACO_CLOCK_ADJUSTABLE=True,
         BOT_MOVE_DELAY_SECONDS=0,
     )
@@ -95,7 +98,11 @@ def celery_worker(django_db_setup, django_db_blocker):
         # Countdown tasks the worker held go back to the queue when it stops: drop them.
         import redis
 
-        redis.Redis.from_url(url).delete(queue)
+        client = redis.Redis.from_url(url)
+        client.delete(queue)
+        keys = list(client.scan_iter(f"{queue}:*"))
+        if keys:
+            client.delete(*keys)
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 20, what: str = "the expected state") -> Any:
