@@ -84,9 +84,8 @@ def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen:
     return process
 
 
-@pytest.fixture(scope="session")
-def live_site(django_db_setup, django_db_blocker):
-    """A Daphne process serving the site on a free port, on the suite's test database."""
+def serve(django_db_blocker):
+    """Run a Daphne process on the suite's test database for as long as the generator lives."""
     with django_db_blocker.unblock():
         env = server_env()
     port = free_port()
@@ -94,6 +93,12 @@ def live_site(django_db_setup, django_db_blocker):
     yield f"http://127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def live_site(django_db_setup, django_db_blocker):
+    """A Daphne process serving the site on a free port, on the suite's test database."""
+    yield from serve(django_db_blocker)
 
 
 @pytest.fixture(scope="session")
@@ -102,13 +107,7 @@ def second_live_site(live_site, django_db_blocker):
     each process must see the same game (nothing authoritative lives in a process)."""
     if not os.environ.get("REDIS_URL") or not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         pytest.skip("two server processes share a game only through PostgreSQL and Redis (set both URLs)")
-    with django_db_blocker.unblock():
-        env = server_env()
-    port = free_port()
-    process = start_daphne(port, env)
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=10)
+    yield from serve(django_db_blocker)
 
 
 def chromium_path() -> str | None:

@@ -18,6 +18,32 @@ from games.models import Game, Hand, Table
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
+# Cards that are not in play but make the pozzetti real (never more than two copies of a card).
+POZZETTO_A = ["2S", "3C", "4S", "6D", "7C", "8S", "9S", "TS", "JC", "QS", "KH"]
+POZZETTO_B = ["2D", "3H", "4D", "6S", "7D", "8H", "9H", "TH", "JH", "QH", "AC"]
+
+# Two players: Anna (seat 0) has her pozzetto and a clean burraco, and can close on her second turn.
+TWO_PLAYER_CLOSING = dict(
+    hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"]],
+    stock=["8C", "6C", "4D", "7C"],
+    discard=["3C"],
+    pozzetti=[None, POZZETTO_B],
+    melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
+    to_move=0,
+)
+
+# Four players: Anna and Carla (seats 0 and 2) have their pozzetto and a burraco; Bruno moves first
+# and Anna closes at the end of the first round (see play_four_player_closing).
+FOUR_PLAYER_CLOSING = dict(
+    hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"], ["6C", "7C", "8C", "AD"],
+           ["3D", "5D", "KC", "KD"]],
+    stock=["8D", "TC", "JC", "4D", "5S", "6S"],
+    discard=["3C"],
+    pozzetti=[None, POZZETTO_B],
+    melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
+    to_move=1,
+)
+
 
 def signed_in_page(browser, live_site: str, user, viewport=DESKTOP):
     """A new browser context carrying `user`'s session cookie (made by Django's test client)."""
@@ -118,3 +144,38 @@ def celery_worker(django_db_blocker):
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+def play_four_player_closing(anna, bruno, carla, dario, at_anna_turn=None) -> None:
+    """From FOUR_PLAYER_CLOSING, play one round through the four pages: Bruno draws and discards,
+    Carla melds, Dario discards, and Anna melds, lays off and closes (version 11).
+    `at_anna_turn(pages)` runs when Anna's turn has come (version 7), before she draws."""
+    bruno.click("#btn-draw")
+    wait_version(bruno, 1)
+    select(bruno, "9D")
+    bruno.click("#btn-discard")
+
+    wait_version(carla, 2)
+    carla.locator("#stock").drag_to(carla.locator("#hand"))
+    wait_version(carla, 3)
+    select(carla, "6C", "7C", "8C")
+    carla.click("#btn-meld")
+    wait_version(carla, 4)
+    card(carla, "AD").drag_to(carla.locator("#discard"))
+
+    wait_version(dario, 5)
+    dario.click("#btn-draw")
+    wait_version(dario, 6)
+    card(dario, "3D").drag_to(dario.locator("#discard"))
+
+    wait_version(anna, 7)
+    if at_anna_turn is not None:
+        at_anna_turn((anna, bruno, carla, dario))
+    anna.click("#btn-draw")
+    wait_version(anna, 8)
+    select(anna, "TS", "JS", "QS")
+    anna.click("#btn-meld")
+    wait_version(anna, 9)
+    card(anna, "KS").drag_to(anna.locator('#melds-us .meld[data-meld-id]').last)
+    wait_version(anna, 10)
+    card(anna, "4D").drag_to(anna.locator("#discard"))

@@ -16,12 +16,17 @@ from tests.factories import make_user
 
 from .table_helpers import (
     DESKTOP,
+    FOUR_PLAYER_CLOSING,
     PHONE,
+    POZZETTO_A,
+    POZZETTO_B,
+    TWO_PLAYER_CLOSING,
     card,
     celery_worker,
     force_position,
     hand,
     meld_cards,
+    play_four_player_closing,
     select,
     shoot,
     signed_in_page,
@@ -32,9 +37,6 @@ from .table_helpers import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Cards that are not in play but make the pozzetti real (never more than two copies of a card).
-POZZETTO_A = ["2S", "3C", "4S", "6D", "7C", "8S", "9S", "TS", "JC", "QS", "KH"]
-POZZETTO_B = ["2D", "3H", "4D", "6S", "7D", "8H", "9H", "TH", "JH", "QH", "AC"]
 
 
 def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser, screenshot_dir):
@@ -188,15 +190,7 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
     table = create_table(creator=anna, ruleset=Ruleset.preset("mano_unica", draw_seconds=300, play_seconds=300))
     sit(table_id=table.pk, user=bruno, position=1)
     # Anna's side already took its pozzetto and has a clean burraco: she can close on her second turn.
-    force_position(
-        table,
-        hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"]],
-        stock=["8C", "6C", "4D", "7C"],
-        discard=["3C"],
-        pozzetti=[None, POZZETTO_B],
-        melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
-        to_move=0,
-    )
+    force_position(table, **TWO_PLAYER_CLOSING)
     # Bruno was away long enough for the computer to take his seat (it is Anna's turn, so the
     # computer has nothing to play for him before he is back).
     Seat.objects.filter(table=table, position=1).update(covered_by_computer=True)
@@ -370,17 +364,7 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
                                                                     play_seconds=300))
     for position in (1, 2, 3):
         sit(table_id=table.pk, user=users[position], position=position)
-    # Anna and Carla (seats 0 and 2) have their pozzetto and a burraco; Anna will close.
-    force_position(
-        table,
-        hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"], ["6C", "7C", "8C", "AD"],
-               ["3D", "5D", "KC", "KD"]],
-        stock=["8D", "TC", "JC", "4D", "5S", "6S"],
-        discard=["3C"],
-        pozzetti=[None, POZZETTO_B],
-        melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
-        to_move=1,
-    )
+    force_position(table, **FOUR_PLAYER_CLOSING)
     viewports = [DESKTOP, PHONE, {"width": 1024, "height": 768}, PHONE]
     opened = [signed_in_page(browser, live_site, u, v) for u, v in zip(users, viewports, strict=True)]
     anna, bruno, carla, dario = (page for _ctx, page in opened)
@@ -394,36 +378,12 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
         assert bruno.locator("#seats-bar .seat-box-name").all_inner_texts() == [
             "bruno (tu)", "carla", "dario in coppia con te", "anna"]  # in turn order from one's own seat
 
-        bruno.click("#btn-draw")
-        wait_version(bruno, 1)
-        select(bruno, "9D")
-        bruno.click("#btn-discard")
+        def at_anna_turn(_pages):
+            assert anna.locator("#melds-us .meld").count() == 2  # Carla's new meld is Anna's too
+            anna.screenshot(path=str(screenshot_dir / "table4-mid-1280.png"), full_page=True)
+            dario.screenshot(path=str(screenshot_dir / "table4-mid-390.png"), full_page=True)
 
-        wait_version(carla, 2)
-        carla.locator("#stock").drag_to(carla.locator("#hand"))
-        wait_version(carla, 3)
-        select(carla, "6C", "7C", "8C")
-        carla.click("#btn-meld")
-        wait_version(carla, 4)
-        card(carla, "AD").drag_to(carla.locator("#discard"))
-
-        wait_version(dario, 5)
-        dario.click("#btn-draw")
-        wait_version(dario, 6)
-        card(dario, "3D").drag_to(dario.locator("#discard"))
-
-        wait_version(anna, 7)
-        assert anna.locator("#melds-us .meld").count() == 2  # Carla's new meld is Anna's too
-        anna.screenshot(path=str(screenshot_dir / "table4-mid-1280.png"), full_page=True)
-        dario.screenshot(path=str(screenshot_dir / "table4-mid-390.png"), full_page=True)
-        anna.click("#btn-draw")
-        wait_version(anna, 8)
-        select(anna, "TS", "JS", "QS")
-        anna.click("#btn-meld")
-        wait_version(anna, 9)
-        card(anna, "KS").drag_to(anna.locator('#melds-us .meld[data-meld-id]').last)
-        wait_version(anna, 10)
-        card(anna, "4D").drag_to(anna.locator("#discard"))
+        play_four_player_closing(anna, bruno, carla, dario, at_anna_turn)
 
         for page in (anna, bruno, carla, dario):
             page.locator("#score-dialog[open]").wait_for()

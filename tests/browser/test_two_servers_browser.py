@@ -13,8 +13,19 @@ from games.models import Table
 from games.services.tables import create_table, sit
 from tests.factories import make_user
 
-from .table_helpers import DESKTOP, PHONE, card, force_position, select, shoot, signed_in_page, wait_version
-from .test_table import POZZETTO_B
+from .table_helpers import (
+    DESKTOP,
+    FOUR_PLAYER_CLOSING,
+    PHONE,
+    TWO_PLAYER_CLOSING,
+    card,
+    force_position,
+    play_four_player_closing,
+    select,
+    shoot,
+    signed_in_page,
+    wait_version,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,15 +34,7 @@ def test_two_players_on_two_servers_play_a_whole_hand(live_site, second_live_sit
     anna, bruno = make_user("anna2s"), make_user("bruno2s")
     table = create_table(creator=anna, ruleset=Ruleset.preset("mano_unica", draw_seconds=300, play_seconds=300))
     sit(table_id=table.pk, user=bruno, position=1)
-    force_position(
-        table,
-        hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"]],
-        stock=["8C", "6C", "4D", "7C"],
-        discard=["3C"],
-        pozzetti=[None, POZZETTO_B],
-        melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
-        to_move=0,
-    )
+    force_position(table, **TWO_PLAYER_CLOSING)
     ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
     ctx_b, page_b = signed_in_page(browser, second_live_site, bruno, PHONE)
     try:
@@ -78,16 +81,7 @@ def test_four_players_split_over_two_servers_play_a_whole_hand(live_site, second
                                                                     play_seconds=300))
     for position in (1, 2, 3):
         sit(table_id=table.pk, user=users[position], position=position)
-    force_position(
-        table,
-        hands=[["TS", "JS", "QS", "KS"], ["4C", "5C", "9D", "JD", "QH"], ["6C", "7C", "8C", "AD"],
-               ["3D", "5D", "KC", "KD"]],
-        stock=["8D", "TC", "JC", "4D", "5S", "6S"],
-        discard=["3C"],
-        pozzetti=[None, POZZETTO_B],
-        melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
-        to_move=1,
-    )
+    force_position(table, **FOUR_PLAYER_CLOSING)
     sites = [live_site, second_live_site, live_site, second_live_site]  # partners on different servers
     opened = [signed_in_page(browser, site, user, DESKTOP) for site, user in zip(sites, users, strict=True)]
     anna, bruno, carla, dario = (page for _ctx, page in opened)
@@ -95,30 +89,11 @@ def test_four_players_split_over_two_servers_play_a_whole_hand(live_site, second
         for page, site in zip((anna, bruno, carla, dario), sites, strict=True):
             page.goto(f"{site}/tavolo/{table.pk}/")
             wait_version(page, 0)
-        bruno.click("#btn-draw")
-        wait_version(bruno, 1)
-        card(bruno, "9D").drag_to(bruno.locator("#discard"))
-        wait_version(carla, 2)
-        carla.click("#btn-draw")
-        wait_version(carla, 3)
-        select(carla, "6C", "7C", "8C")
-        carla.click("#btn-meld")
-        wait_version(carla, 4)
-        card(carla, "AD").drag_to(carla.locator("#discard"))
-        wait_version(dario, 5)
-        dario.click("#btn-draw")
-        wait_version(dario, 6)
-        card(dario, "3D").drag_to(dario.locator("#discard"))
-        wait_version(anna, 7)
-        assert anna.locator("#melds-us .meld").count() == 2  # Carla's meld reached the other server
-        anna.click("#btn-draw")
-        wait_version(anna, 8)
-        select(anna, "TS", "JS", "QS")
-        anna.click("#btn-meld")
-        wait_version(anna, 9)
-        card(anna, "KS").drag_to(anna.locator("#melds-us .meld[data-meld-id]").last)
-        wait_version(anna, 10)
-        card(anna, "4D").drag_to(anna.locator("#discard"))
+
+        def carla_meld_crossed_servers(_pages):
+            assert anna.locator("#melds-us .meld").count() == 2  # Carla is on the other server
+
+        play_four_player_closing(anna, bruno, carla, dario, carla_meld_crossed_servers)
         for page in (anna, bruno, carla, dario):
             page.locator("#score-dialog[open]").wait_for()
         assert dario.locator("#score-table tr.total td").all_inner_texts() == ["395", "-175"]
