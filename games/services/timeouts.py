@@ -93,7 +93,8 @@ def _submit(**kwargs: Any) -> int:
 
 def _current(game_id: int, version: int) -> tuple[Game, Seat] | None:
     """The game and the seat to move, or None when the task is stale (or the game over)."""
-    game = Game.objects.filter(pk=game_id).select_related("table").first()
+    # One table per query, outside any transaction: a stale check holds no lock while it waits.
+    game = Game.objects.filter(pk=game_id).first()
     if game is None or game.finished or game.version != version or game.to_move is None:
         return None
     if game.table.status != Table.Status.PLAYING:

@@ -162,9 +162,16 @@ def test_short_tournament_orders_the_levels():
     assert medio["decision_ms_a"]["decisions"] > 0 and medio["decision_ms_a"]["p99"] is not None
 
 
-def test_expert_is_not_weaker_than_medio():
-    result = tournament.run("esperto", "medio", games=6, seed=4, budget_seconds=0.01)
+def test_expert_is_not_weaker_than_medio(monkeypatch):
+    """Only a guard against a broken expert: 8 hands cannot show a 60/40 edge (the 200-hand
+    figure is in docs/performance.md). A fixed number of sampled worlds, not a time budget,
+    keeps this run repeatable whatever the machine's load."""
+    from games.bots import expert
+
+    monkeypatch.setattr(expert, "MAX_WORLDS", 4)
+    result = tournament.run("esperto", "medio", games=8, seed=4, budget_seconds=60)
     assert result["wins_a"] >= 2, result
+    assert result["mean_score_diff"] > -250, result
 
 
 def test_four_player_pairs_play_for_their_team():
