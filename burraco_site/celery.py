@@ -19,6 +19,12 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # The queue tasks go to (and a worker started without -Q reads): tests give each run its own.
 app.conf.task_default_queue = os.environ.get("CELERY_QUEUE", "celery")
+# (Read from the environment as settings.py does: touching app.conf here would load the Django
+# settings while this package is still being imported.)
+if os.environ.get("CELERY_BROKER_URL", "" if os.environ.get("REDIS_URL") else "memory://").startswith("memory://"):
+    # The embedded worker polls the in-memory broker: every 0.1 s rather than every second, so a
+    # computer's move follows its pause promptly (an idle poll in-process costs nothing).
+    app.conf.broker_transport_options = {"polling_interval": 0.1}
 
 # Beat: the sweep that catches any lost turn timer or computer move (RULES §13: the hand never
 # stalls). An interval schedule needs no state on disk, so the in-memory scheduler is enough,
