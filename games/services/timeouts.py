@@ -218,6 +218,10 @@ def play_computer_move(game_id: int, version: int) -> str:
     rng = random.Random(_system_rng.random())
     try:
         action = choose_action(view, level, rng)
+    except Exception:  # a computer player's bug must not stall the table either
+        log.exception("computer player %s failed at game %s v%s", level, game_id, version)
+        action = timeout_actions(engine_game, position)[0]
+    try:
         _submit(game_id=game_id, seat=position, action=action, actor="computer", expected_version=version)
     except IllegalMove as exc:
         if exc.code in ("stale_version", "not_playing"):

@@ -99,3 +99,18 @@ def test_beat_runs_the_sweep_every_few_seconds():
     assert 0 < float(entry["schedule"]) <= 10
     app.loader.import_default_modules()  # what a worker does on start: autodiscover games.tasks
     assert {"games.sweep", "games.turn_timeout", "games.computer_move", "games.presence_check"} <= set(app.tasks)
+
+
+def test_a_failing_computer_player_does_not_stall_the_table(monkeypatch):
+    game, _ = two_people()
+    Seat.objects.filter(table=game.table, position=game.to_move).update(covered_by_computer=True)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug in a computer player")
+
+    monkeypatch.setattr(timeouts, "choose_action", broken)
+    assert timeouts.play_computer_move(game.pk, game.version) == "computer"
+    assert Move.objects.get(game=game).action == {"type": "draw"}
+    game.refresh_from_db()
+    assert timeouts.play_computer_move(game.pk, game.version) == "computer"  # the discard
+    assert Move.objects.filter(game=game, action__type="discard").count() == 1
