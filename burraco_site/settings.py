@@ -146,6 +146,30 @@ else:
 
 # Embedded mode: no separate worker process, so the server runs one in a thread.
 CELERY_EMBEDDED_WORKER = env_bool("CELERY_EMBEDDED_WORKER", not REDIS_URL)
+if CELERY_BROKER_URL.startswith("memory://"):
+    # The embedded worker polls the in-memory broker every 0.1 s rather than every second, so a
+    # computer's move follows its pause promptly (an idle in-process poll costs nothing).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": 0.1}
+# The queue tasks go to and a worker started without -Q reads: tests give each run its own.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# Beat runs the sweep that catches any lost turn timer or computer move (RULES §13: the hand
+# never stalls). An interval schedule keeps no state on disk, so the in-memory scheduler serves
+# the embedded worker and a separate `celery beat` alike.
+TURN_SWEEP_SECONDS = float(os.environ.get("TURN_SWEEP_SECONDS", "5"))
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
+CELERY_BEAT_SCHEDULE = {
+    "sweep-turns": {
+        "task": "games.sweep",
+        "schedule": TURN_SWEEP_SECONDS,
+        "options": {"expires": TURN_SWEEP_SECONDS * 2},  # a backlog of sweeps is pointless
+    },
+}
+
+# --- Live play ----------------------------------------------------------------------------
+# The computer's human-like pause before each action (0 in tests).
+BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
+# Tests only: let games.services.clock move the game clock (the offset lives in the cache).
+BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

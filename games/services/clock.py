@@ -11,7 +11,6 @@ the test process moves it for every Daphne process and Celery worker on the same
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -22,12 +21,9 @@ OFFSET_KEY = "burraco:clock:offset_seconds"
 
 
 def adjustable() -> bool:
-    """True when tests may move the clock: the setting, or else the environment variable of the
-    same name (so a test can switch it on in the server processes it starts)."""
-    value = getattr(settings, "BURRACO_CLOCK_ADJUSTABLE", None)
-    if value is None:
-        value = os.environ.get("BURRACO_CLOCK_ADJUSTABLE", "").strip().lower() in {"1", "true", "yes", "on"}
-    return bool(value)
+    """True when tests may move the clock (settings.BURRACO_CLOCK_ADJUSTABLE, from the
+    environment variable of the same name in the server processes a test starts)."""
+    return bool(settings.BURRACO_CLOCK_ADJUSTABLE)
 
 
 def offset_seconds() -> float:

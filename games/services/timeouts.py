@@ -20,7 +20,6 @@ lock and version check, so exactly one of them plays.
 from __future__ import annotations
 
 import logging
-import os
 import random
 import secrets
 from datetime import datetime, timedelta
@@ -57,10 +56,7 @@ _system_rng = secrets.SystemRandom()
 
 def bot_delay() -> float:
     """Seconds a computer waits before each action (a human-like pause; 0 in tests)."""
-    value = getattr(settings, "BOT_MOVE_DELAY_SECONDS", None)
-    if value is None:
-        value = os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")
-    return max(0.0, float(value))
+    return max(0.0, float(settings.BOT_MOVE_DELAY_SECONDS))
 
 
 def _count(event: str) -> None:
