@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -82,6 +83,36 @@ def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen:
     process = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     wait_for_port(port, process)
     return process
+
+
+@contextmanager
+def celery_worker_process(env: dict[str, str], *, name: str, queue: str | None = None, beat: bool = False):
+    """A real `celery worker` process (solo pool) with `env`, started and ready; stopped after."""
+    OUTPUT.mkdir(exist_ok=True)
+    log_path = OUTPUT / f"celery-{name}.log"
+    log = open(log_path, "w")  # noqa: SIM115 (closed below)
+    command = [sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "--pool=solo", "-c", "1",
+               "-n", f"{name}@%h", "--without-heartbeat", "--without-mingle", "--without-gossip",
+               "--loglevel=INFO"]
+    if queue:
+        command += ["-Q", queue]
+    if beat:
+        command.append("-B")
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while "ready." not in log_path.read_text():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Celery worker did not start; see {log_path}")
+            time.sleep(0.2)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
 
 
 def serve(django_db_blocker):

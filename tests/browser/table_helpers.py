@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -126,24 +124,12 @@ def celery_worker(django_db_blocker):
     if not os.environ.get("REDIS_URL"):
         yield None
         return
-    from tests.conftest import OUTPUT, ROOT, server_env
+    from tests.conftest import celery_worker_process, server_env
 
     with django_db_blocker.unblock():
         env = server_env({"BOT_MOVE_DELAY_SECONDS": "0.2"})
-    OUTPUT.mkdir(exist_ok=True)
-    log = open(OUTPUT / "celery-worker.log", "w")  # noqa: SIM115 (closed below)
-    command = [sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "-B", "--pool=solo",
-               "--concurrency=1", "--loglevel=WARNING", "--without-gossip", "--without-mingle"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
+    with celery_worker_process(env, name="browser", beat=True) as process:
         yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 def play_four_player_closing(anna, bruno, carla, dario, at_anna_turn=None) -> None:

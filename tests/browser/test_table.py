@@ -411,7 +411,6 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
 
 @pytest.fixture
 def computer_players(django_db_blocker):
-    pytest.importorskip("games.tasks", reason="the computer players' tasks are not on this checkout")
     with celery_worker(django_db_blocker) as worker:
         yield worker
 

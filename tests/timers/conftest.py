@@ -10,8 +10,6 @@ adjustable game clock and the presence counters live there).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -20,7 +18,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from tests.conftest import OUTPUT, ROOT, server_env
+from tests.conftest import celery_worker_process, server_env
 
 REDIS_HOST = os.environ.get("TIMERS_REDIS", "redis://127.0.0.1:6379")
 
@@ -56,53 +54,34 @@ def celery_worker(django_db_setup, django_db_blocker):
             "DJANGO_SETTINGS_MODULE": "tests.timers.worker_settings",
             "TIMERS_KEY_PREFIX": queue,
         })
-    OUTPUT.mkdir(exist_ok=True)
-    log_path = OUTPUT / f"celery-{queue}.log"
-    log = open(log_path, "w")  # noqa: SIM115 (closed with the process)
-    command = [sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "--pool=solo", "-c", "1",
-               "-Q", queue, "-n", f"{queue}@%h", "--without-heartbeat", "--without-mingle",
-               "--without-gossip", "--loglevel=INFO"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while "ready." not in log_path.read_text():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"the Celery worker did not start; see {log_path}")
-        time.sleep(0.2)
+    with celery_worker_process(env, name=queue, queue=queue):
+        from burraco_site.celery import app
 
-    from burraco_site.celery import app
-
-    saved = (app.conf.broker_url, app.conf.task_default_queue)
-    app.conf.broker_url = url
-    app.conf.task_default_queue = queue
-    app._after_fork()  # drop connection pools made for the old broker
-    overrides = override_settings(
-        CACHES={"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
-                            "KEY_PREFIX": queue}},
-        BURRACO_CLOCK_ADJUSTABLE=True,
-        BOT_MOVE_DELAY_SECONDS=0,
-    )
-    overrides.enable()
-    try:
-        yield queue
-    finally:
-        overrides.disable()
-        app.conf.broker_url, app.conf.task_default_queue = saved
-        app._after_fork()
-        process.terminate()
+        saved = (app.conf.broker_url, app.conf.task_default_queue)
+        app.conf.broker_url = url
+        app.conf.task_default_queue = queue
+        app._after_fork()  # drop connection pools made for the old broker
+        overrides = override_settings(
+            CACHES={"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                                "KEY_PREFIX": queue}},
+            BURRACO_CLOCK_ADJUSTABLE=True,
+            BOT_MOVE_DELAY_SECONDS=0,
+        )
+        overrides.enable()
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-        # Countdown tasks the worker held go back to the queue when it stops: drop them.
-        import redis
+            yield queue
+        finally:
+            overrides.disable()
+            app.conf.broker_url, app.conf.task_default_queue = saved
+            app._after_fork()
+    # Countdown tasks the worker held go back to the queue when it stops: drop them.
+    import redis
 
-        client = redis.Redis.from_url(url)
-        client.delete(queue)
-        keys = list(client.scan_iter(f"{queue}:*"))
-        if keys:
-            client.delete(*keys)
+    client = redis.Redis.from_url(url)
+    client.delete(queue)
+    keys = list(client.scan_iter(f"{queue}:*"))
+    if keys:
+        client.delete(*keys)
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 20, what: str = "the expected state") -> Any:
