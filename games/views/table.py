@@ -68,8 +68,13 @@ def table_invite(request, token: str):
     return redirect("table", table_id=table.pk)
 
 
-def _post_action(request, table_id: int, run) -> object:
+def _post_action(request, table_id: int, run, form=None, invalid: str = "") -> object:
+    """Run a waiting-room service for a POST and come back to the table; a refusal (an invalid
+    form or the service's TableError) becomes an Italian message and changes nothing."""
     _visible_table(request, table_id)
+    if form is not None and not form.is_valid():
+        messages.error(request, invalid)
+        return redirect("table", table_id=table_id)
     try:
         run()
     except TableError as exc:
@@ -81,13 +86,10 @@ def _post_action(request, table_id: int, run) -> object:
 @require_POST
 def table_sit(request, table_id: int):
     form = SitForm(request.POST)
-    if not form.is_valid():
-        _visible_table(request, table_id)
-        messages.error(request, _("Questo posto non esiste a questo tavolo."))
-        return redirect("table", table_id=table_id)
     return _post_action(
         request, table_id,
         lambda: sit(table_id=table_id, user=request.user, position=form.cleaned_data["position"]),
+        form, _("Questo posto non esiste a questo tavolo."),
     )
 
 
@@ -111,16 +113,13 @@ def table_leave(request, table_id: int):
 @require_POST
 def table_fill(request, table_id: int):
     form = FillForm(request.POST)
-    if not form.is_valid():
-        _visible_table(request, table_id)
-        messages.error(request, _("Scegli un posto libero e il livello del computer."))
-        return redirect("table", table_id=table_id)
     return _post_action(
         request, table_id,
         lambda: fill_with_computer(
             table_id=table_id, user=request.user,
             position=form.cleaned_data["position"], level=form.cleaned_data["level"],
         ),
+        form, _("Scegli un posto libero e il livello del computer."),
     )
 
 
