@@ -20,7 +20,7 @@ from games.engine import Game
 from .knowledge import determinize
 from .strategy import DEFAULT, Params, best_play, discard_scores, draw_action, greedy_action
 
-DEFAULT_BUDGET_SECONDS = 0.15
+DEFAULT_BUDGET_SECONDS = 0.4  # p99 ~0.40 s measured, against a 1 s limit; 0.15 s won 61.5%, 0.4 s 63.5%
 HORIZON_TURNS = 4  # look-ahead: this many turn ends (discards) after the candidate
 MAX_DISCARD_CANDIDATES = 4
 MAX_WORLDS = 400
