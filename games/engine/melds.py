@@ -139,14 +139,7 @@ def check_meld(cards: Iterable[Card | str] | str, ruleset: Ruleset | None = None
     plain: list[Card] = []
     twos: list[Card] = []
     jokers: list[Card] = []
-    for c in given:
-        r = c.rank
-        if r == 0:
-            jokers.append(c)
-        elif r == 2:
-            twos.append(c)
-        else:
-            plain.append(c)
+    _sort_by_kind(given, plain, twos, jokers)
     if not plain:
         raise IllegalMove("only_wilds" if jokers else "set_of_twos")
     first = plain[0]
@@ -186,14 +179,7 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
         if i != meld.wild:
             (twos if c.rank == 2 else plain).append(c)
     has_natural_two = bool(twos)  # in a meld on the table a non-wild 2 is a natural 2
-    for c in cards:
-        r = c.rank
-        if r == 0:
-            jokers.append(c)
-        elif r == 2:
-            twos.append(c)
-        else:
-            plain.append(c)
+    _sort_by_kind(cards, plain, twos, jokers)
     if meld.kind == "set":
         new = _read_set(plain, twos, jokers, forced, True, ruleset)
     else:
@@ -344,3 +330,15 @@ def _place(plain: list[Card], natural_two: Card | None, wild_twos: list[Card],
     wild = None if wild_pos is None else wild_pos - first
     return Meld("sequence", laid, burraco_kind("sequence", len(laid), wild, ruleset),
                 sum(c.points for c in laid), wild, first, suit)
+
+
+def _sort_by_kind(cards: Iterable[Card], plain: list[Card], twos: list[Card], jokers: list[Card]) -> None:
+    """Append each card to the list of its kind: jokers, 2s (natural or wild, decided later), the rest."""
+    for c in cards:
+        r = c.rank
+        if r == 0:
+            jokers.append(c)
+        elif r == 2:
+            twos.append(c)
+        else:
+            plain.append(c)
