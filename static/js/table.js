@@ -804,6 +804,18 @@ function scoreRow(label, values, className = "") {
   return tr;
 }
 
+/** Clear the scoring dialog's table and give it a header row with the two sides. */
+function emptyScoreTable() {
+  const table = document.getElementById("score-table");
+  table.replaceChildren();
+  const head = el("tr");
+  head.append(el("th"));
+  for (const side of [0, 1]) head.append(el("th", "num", sideName(side)));
+  const thead = el("thead");
+  thead.append(head);
+  return { table, thead, body: el("tbody") };
+}
+
 function showScore(frame) {
   state.lastHandOver = frame;
   const dialog = document.getElementById("score-dialog");
@@ -812,14 +824,7 @@ function showScore(frame) {
   const number = typeof frame.hand_number === "number" ? frame.hand_number : null;
   document.getElementById("score-title").textContent = number === null
     ? L.handOver : fmt(L.handOverTitle, { n: number });
-  const table = document.getElementById("score-table");
-  table.replaceChildren();
-  const head = el("tr");
-  head.append(el("th"));
-  for (const side of [0, 1]) head.append(el("th", "num", sideName(side)));
-  const thead = el("thead");
-  thead.append(head);
-  const body = el("tbody");
+  const { table, thead, body } = emptyScoreTable();
   const rows = [
     ["melds", L.scoreRows.melded],
     ["burraco", L.scoreRows.burraco],
@@ -862,14 +867,7 @@ function showAbandoned(info) {
   const dialog = document.getElementById("score-dialog");
   if (!dialog) return;
   document.getElementById("score-title").textContent = L.abandonedTitle;
-  const table = document.getElementById("score-table");
-  table.replaceChildren();
-  const head = el("tr");
-  head.append(el("th"));
-  for (const side of [0, 1]) head.append(el("th", "num", sideName(side)));
-  const thead = el("thead");
-  thead.append(head);
-  const body = el("tbody");
+  const { table, thead, body } = emptyScoreTable();
   body.append(scoreRow(L.scoreRows.match, info.totals || state.totals || [0, 0], "match"));
   table.append(thead, body);
   const result = document.getElementById("score-result");
