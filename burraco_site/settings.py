@@ -170,6 +170,8 @@ CELERY_BEAT_SCHEDULE = {
 BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
+# The load benchmark's echo socket (/ws/echo/): never on in production.
+BURRACO_BENCH_ECHO = env_bool("BURRACO_BENCH_ECHO", False)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -336,6 +336,33 @@ class TableConsumer(AsyncWebsocketConsumer):
         ))
 
 
+class EchoConsumer(AsyncWebsocketConsumer):
+    """The load benchmark's baseline (routed only with BURRACO_BENCH_ECHO): each frame goes out
+    through one group_send on the channel layer and comes back padded to the asked size, so the
+    cost of Daphne, the layer and a socket send can be measured without any game work."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.group = "echo." + self.channel_name.replace("!", ".")[-60:]
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        frame = json.loads(text_data or "{}")
+        pad = min(int(frame.get("pad", 0)), 1 << 16)
+        await self.channel_layer.group_send(self.group, {"type": "echo.reply", "pad": pad})
+
+    async def echo_reply(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps({"type": "echo", "pad": "x" * message["pad"]}))
+
+
 class LobbyConsumer(AsyncWebsocketConsumer):
     """The lobby's live list of public tables (nothing private, nothing hidden)."""
 

@@ -1,5 +1,6 @@
 """WebSocket routes: live play at a table and the lobby's live list."""
 
+from django.conf import settings
 from django.urls import path
 
 from . import consumers
@@ -8,3 +9,6 @@ websocket_urlpatterns: list = [
     path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),
     path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
 ]
+
+if settings.BURRACO_BENCH_ECHO:  # the load benchmark's baseline only (games/benchmarks/live.py)
+    websocket_urlpatterns.append(path("ws/echo/", consumers.EchoConsumer.as_asgi()))

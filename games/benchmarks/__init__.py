@@ -1,0 +1,1 @@
+"""Load benchmarks of the live site (run through management commands; see docs/performance.md)."""

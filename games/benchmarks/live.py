@@ -1,0 +1,449 @@
+"""The live-play load benchmark: many tables of two signed-in people playing over real sockets.
+
+    python manage.py bench_live --tables 1000 --pace 5 --seconds 60 --daphnes 2 --json
+
+`prepare_tables` makes the players and their tables through the project's own services (the
+same `create_table` and `sit` the lobby calls) and a session for each player; `run_load` opens
+two sockets per table with the session cookie and an allowed Origin, spread over the Daphne
+processes, and plays legal moves (draw from the stock, discard a card) at one action per `pace`
+seconds per table, with ±50 % jitter. `run_echo` then sends the same number of frames, at the
+same rate and of the same size, through the echo consumer on the same Daphne processes and
+channel layer (one group_send per message): the baseline every figure is divided by.
+
+What is counted per socket: every frame's version, so gaps, duplicates and reordering show;
+error frames by code; turns the server had to finish (actor "timeout"); handshakes that failed.
+The round trip of an action is from its send to the moment the same socket receives the event
+of that version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import resource
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+WILDS = {"JK"}
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def latency_summary(values_ms: Sequence[float]) -> dict[str, float | None]:
+    def r(x: float | None) -> float | None:
+        return None if x is None else round(x, 2)
+
+    return {
+        "count": len(values_ms),
+        "p50_ms": r(percentile(values_ms, 50)),
+        "p95_ms": r(percentile(values_ms, 95)),
+        "p99_ms": r(percentile(values_ms, 99)),
+        "max_ms": r(max(values_ms) if values_ms else None),
+        "mean_ms": r(statistics.fmean(values_ms) if values_ms else None),
+    }
+
+
+# ----------------------------------------------------------------------------- set-up
+
+
+def prepare_tables(count: int, *, prefix: str = "bench") -> list[dict[str, Any]]:
+    """`count` started 2-player tables, each with two people and a session cookie for each.
+
+    Goes through the services people use (create_table, sit), so every table is exactly what
+    the lobby would have made.
+    """
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from games.engine import Ruleset
+    from games.services.tables import create_table, sit
+
+    User = get_user_model()
+    backend = "django.contrib.auth.backends.ModelBackend"
+    users = [User(username=f"{prefix}{i}", email=f"{prefix}{i}@bench.invalid") for i in range(2 * count)]
+    for user in users:
+        user.set_unusable_password()
+    User.objects.bulk_create(users, batch_size=1000)
+    users = list(User.objects.filter(username__startswith=prefix).order_by("id"))
+    sessions: dict[int, str] = {}
+    for user in users:
+        store = SessionStore()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = backend
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        sessions[user.pk] = store.session_key
+    tables = []
+    ruleset = Ruleset.preset("classico", players=2)
+    for i in range(count):
+        a, b = users[2 * i], users[2 * i + 1]
+        table = create_table(creator=a, ruleset=ruleset)
+        sit(table_id=table.pk, user=b, position=1)
+        tables.append({"id": table.pk, "sessions": [sessions[a.pk], sessions[b.pk]]})
+    return tables
+
+
+# ----------------------------------------------------------------------------- sockets
+
+
+@dataclass
+class SocketStats:
+    frames: int = 0
+    gaps: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    errors: Counter = field(default_factory=Counter)
+
+
+@dataclass
+class Totals:
+    sent: int = 0
+    confirmed: int = 0
+    rtt_ms: list[float] = field(default_factory=list)
+    errors: Counter = field(default_factory=Counter)
+    gaps: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    timeouts: int = 0
+    computer: int = 0
+    dropped_handshakes: int = 0
+    accepted: int = 0
+    closed_by_server: Counter = field(default_factory=Counter)
+    frame_bytes: list[int] = field(default_factory=list)
+    unanswered: int = 0
+
+
+class PlayerSocket:
+    """One player's socket at one table: reads every frame, keeps the last view and version."""
+
+    def __init__(self, url: str, session: str, origin: str, totals: Totals) -> None:
+        self.url = url
+        self.session = session
+        self.origin = origin
+        self.totals = totals
+        self.stats = SocketStats()
+        self.ws = None
+        self.version: int | None = None
+        self.view: dict[str, Any] | None = None
+        self.waiting: dict[int, tuple[float, asyncio.Future]] = {}
+        self.ready = asyncio.Event()
+        self.reader: asyncio.Task | None = None
+        self.changed = asyncio.Event()
+
+    async def connect(self, timeout: float) -> bool:
+        import websockets
+
+        try:
+            self.ws = await asyncio.wait_for(websockets.connect(
+                self.url, origin=self.origin, additional_headers={"Cookie": f"sessionid={self.session}"},
+                open_timeout=timeout, ping_interval=None, max_size=2 ** 22, compression=None,
+            ), timeout)
+        except Exception:  # noqa: BLE001 - every failure to connect is one dropped handshake
+            self.totals.dropped_handshakes += 1
+            return False
+        self.totals.accepted += 1
+        self.reader = asyncio.create_task(self._read())
+        await self.ws.send(json.dumps({"type": "hello", "last_version": None}))
+        return True
+
+    async def _read(self) -> None:
+        try:
+            async for text in self.ws:
+                self._on_frame(text)
+        except Exception:  # noqa: BLE001 - the close code is recorded below
+            pass
+        code = getattr(self.ws, "close_code", None)
+        if code not in (None, 1000, 1001):
+            self.totals.closed_by_server[str(code)] += 1
+
+    def _on_frame(self, text: str) -> None:
+        frame = json.loads(text)
+        self.stats.frames += 1
+        kind = frame.get("type")
+        version = frame.get("version")
+        if kind == "snapshot":
+            self.version = version
+            self.view = frame.get("view")
+            self.ready.set()
+        elif kind == "event":
+            self.totals.frame_bytes.append(len(text))
+            if self.version is not None:
+                if version == self.version + 1:
+                    pass
+                elif version <= self.version:
+                    self.totals.duplicates += 1
+                else:
+                    self.totals.gaps += 1
+            if self.version is None or version > self.version:
+                self.version = version
+                self.view = frame.get("view")
+            if frame.get("actor") == "timeout":
+                self.totals.timeouts += 1
+            elif frame.get("actor") == "computer":
+                self.totals.computer += 1
+            pending = self.waiting.pop(version, None)
+            if pending is not None:
+                sent_at, future = pending
+                self.totals.rtt_ms.append((time.perf_counter() - sent_at) * 1000)
+                self.totals.confirmed += 1
+                if not future.done():
+                    future.set_result(True)
+        elif kind == "hand_over":
+            pass
+        elif kind == "error":
+            self.totals.errors[frame.get("code", "?")] += 1
+            for _version, (_sent, future) in list(self.waiting.items()):
+                if not future.done():
+                    future.set_result(False)
+            self.waiting.clear()
+        self.changed.set()
+
+    async def act(self, action: dict[str, Any], timeout: float) -> bool:
+        expected = self.version
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[expected + 1] = (time.perf_counter(), future)
+        self.totals.sent += 1
+        await self.ws.send(json.dumps({"type": "action", "version": expected, "action": action}))
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            self.waiting.pop(expected + 1, None)
+            self.totals.unanswered += 1
+            return False
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            await asyncio.gather(self.reader, return_exceptions=True)
+
+
+def next_action(view: dict[str, Any]) -> dict[str, Any] | None:
+    """A legal move for the seat to move, from its own view: draw from the stock, then discard
+    a natural card (keeping the hand at eleven cards, so the hand ends by the stock running out)."""
+    allowed = view.get("allowed") or []
+    if "draw" in allowed:
+        return {"type": "draw"}
+    if "take_discards" in allowed:
+        return {"type": "take_discards"}
+    if "discard" in allowed:
+        hand = view.get("hand") or []
+        picked = view.get("picked_single_card")
+        naturals = [c for c in hand if c not in WILDS and not c.startswith("2") and c != picked]
+        return {"type": "discard", "card": (naturals or hand)[0]}
+    return None
+
+
+async def _play_table(sockets: list[PlayerSocket], pace: float, until: float, rng: random.Random) -> None:
+    while time.monotonic() < until:
+        await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
+        if time.monotonic() >= until:
+            return
+        mover = next((s for s in sockets if s.view and s.view.get("my_turn")), None)
+        if mover is None:
+            continue
+        action = next_action(mover.view)
+        if action is None:
+            continue
+        await mover.act(action, timeout=max(10.0, pace * 2))
+
+
+class LoopLag:
+    """How late the generator's own event loop wakes up: if it is late, the generator is the bottleneck."""
+
+    def __init__(self, interval: float = 0.1) -> None:
+        self.interval = interval
+        self.lags_ms: list[float] = []
+        self.task: asyncio.Task | None = None
+
+    async def _run(self) -> None:
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(self.interval)
+            self.lags_ms.append((time.perf_counter() - start - self.interval) * 1000)
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run())
+
+    async def stop(self) -> dict[str, float | None]:
+        if self.task:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+        return {"p50_ms": percentile(self.lags_ms, 50), "p99_ms": percentile(self.lags_ms, 99),
+                "max_ms": max(self.lags_ms) if self.lags_ms else None}
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def _connect_all(sockets: list[PlayerSocket], spread: float, timeout: float) -> float:
+    start = time.monotonic()
+
+    async def one(i: int, s: PlayerSocket) -> None:
+        await asyncio.sleep(spread * i / max(1, len(sockets)))
+        await s.connect(timeout)
+
+    await asyncio.gather(*(one(i, s) for i, s in enumerate(sockets)))
+    return time.monotonic() - start
+
+
+async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: float, seconds: float,
+                   connect_seconds: float, measure: Callable[[], dict[str, float]],
+                   seed: int = 1) -> dict[str, Any]:
+    """Play every table for `seconds`; returns the figures (and the CPU `measure` saw in the window)."""
+    totals = Totals()
+    per_table: list[list[PlayerSocket]] = []
+    flat: list[PlayerSocket] = []
+    for n, table in enumerate(tables):
+        socks = []
+        for seat, session in enumerate(table["sessions"]):
+            port = ports[(2 * n + seat) % len(ports)]
+            socks.append(PlayerSocket(f"ws://127.0.0.1:{port}/ws/table/{table['id']}/", session,
+                                      f"http://127.0.0.1:{port}", totals))
+        per_table.append(socks)
+        flat.extend(socks)
+    connect_time = await _connect_all(flat, connect_seconds, timeout=20)
+    await asyncio.gather(*(asyncio.wait_for(s.ready.wait(), 30) for s in flat if s.ws is not None),
+                         return_exceptions=True)
+    rng = random.Random(seed)
+    lag = LoopLag()
+    lag.start()
+    cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
+    until = time.monotonic() + seconds
+    await asyncio.gather(*(_play_table(socks, pace, until, random.Random(rng.random()))
+                           for socks in per_table if all(s.ws is not None for s in socks)))
+    # Let the last events arrive before the window closes.
+    await asyncio.sleep(1.0)
+    cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
+    loop_lag = await lag.stop()
+    await asyncio.gather(*(s.close() for s in flat))
+    cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
+    return {
+        "tables": len(tables),
+        "sockets": len(flat),
+        "accepted": totals.accepted,
+        "dropped_handshakes": totals.dropped_handshakes,
+        "connect_seconds": round(connect_time, 2),
+        "window_seconds": round(wall, 2),
+        "actions_sent": totals.sent,
+        "actions_confirmed": totals.confirmed,
+        "actions_per_second": round(totals.confirmed / wall, 2) if wall else None,
+        "unanswered": totals.unanswered,
+        "round_trip": latency_summary(totals.rtt_ms),
+        "error_frames": dict(totals.errors),
+        "version_gaps": totals.gaps,
+        "duplicates": totals.duplicates,
+        "closed_by_server": dict(totals.closed_by_server),
+        "turn_timeouts": totals.timeouts,
+        "computer_moves": totals.computer,
+        "event_frame_bytes_mean": round(statistics.fmean(totals.frame_bytes)) if totals.frame_bytes else 0,
+        "cpu_seconds": cpu,
+        "cpu_ms_per_action": {role: round(1000 * v / totals.confirmed, 3) if totals.confirmed else None
+                              for role, v in cpu.items()},
+        "generator": {"cpu_seconds": round(own, 2), "cpu_share_of_one_core": round(own / wall, 3) if wall else None,
+                      "loop_lag": loop_lag},
+    }
+
+
+# ----------------------------------------------------------------------------- echo baseline
+
+
+async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *, pace: float, seconds: float,
+                   frame_bytes: int, connect_seconds: float, measure: Callable[[], dict[str, float]]) -> dict[str, Any]:
+    """The same sockets, rate and frame size as `run_load`, through the echo consumer: two sockets
+    per "table", one message per `pace` seconds per table (±50 %), alternating between its sockets;
+    each message goes out through one group_send and comes back padded to `frame_bytes`."""
+    import websockets
+
+    dropped = 0
+
+    async def open_one(i: int):
+        nonlocal dropped
+        await asyncio.sleep(connect_seconds * i / max(1, 2 * tables))
+        port = ports[i % len(ports)]
+        try:
+            return await websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/echo/", origin=f"http://127.0.0.1:{port}",
+                additional_headers={"Cookie": f"sessionid={sessions[i % len(sessions)]}"},
+                open_timeout=20, ping_interval=None, compression=None)
+        except Exception:  # noqa: BLE001
+            dropped += 1
+            return None
+
+    conns = await asyncio.gather(*(open_one(i) for i in range(2 * tables)))
+    pairs = [(conns[2 * i], conns[2 * i + 1]) for i in range(tables) if conns[2 * i] and conns[2 * i + 1]]
+    rtts: list[float] = []
+    counts = {"sent": 0, "received": 0}
+    pad = max(0, frame_bytes - 20)
+
+    async def drive(pair, rng: random.Random, until: float) -> None:
+        turn = 0
+        while time.monotonic() < until:
+            await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
+            if time.monotonic() >= until:
+                return
+            ws = pair[turn % 2]
+            turn += 1
+            start = time.perf_counter()
+            counts["sent"] += 1
+            await ws.send(json.dumps({"type": "echo", "pad": pad}))
+            try:
+                await asyncio.wait_for(ws.recv(), 10)
+            except Exception:  # noqa: BLE001
+                continue
+            counts["received"] += 1
+            rtts.append((time.perf_counter() - start) * 1000)
+
+    lag = LoopLag()
+    lag.start()
+    cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
+    until = time.monotonic() + seconds
+    rng = random.Random(7)
+    await asyncio.gather(*(drive(pair, random.Random(rng.random()), until) for pair in pairs))
+    await asyncio.sleep(1.0)
+    cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
+    loop_lag = await lag.stop()
+    await asyncio.gather(*(ws.close() for ws in conns if ws), return_exceptions=True)
+    cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
+    # An echo touches Daphne and Redis only; what the other roles spent meanwhile is idle work.
+    cpu["echo_path"] = round(cpu.get("daphne", 0) + cpu.get("redis", 0), 3)
+    received = counts["received"]
+    return {
+        "sockets": 2 * tables,
+        "accepted": sum(1 for c in conns if c),
+        "dropped_handshakes": dropped,
+        "messages_sent": counts["sent"],
+        "messages_received": received,
+        "messages_per_second": round(received / wall, 2) if wall else None,
+        "frame_bytes": frame_bytes,
+        "round_trip": latency_summary(rtts),
+        "cpu_seconds": cpu,
+        "cpu_ms_per_message": {role: round(1000 * v / received, 3) if received else None for role, v in cpu.items()},
+        "generator": {"cpu_seconds": round(own, 2), "cpu_share_of_one_core": round(own / wall, 3) if wall else None,
+                      "loop_lag": loop_lag},
+    }
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    load = os.getloadavg()
+    return {"nproc": os.cpu_count(), "cpu": model, "loadavg_at_start": [round(x, 2) for x in load]}

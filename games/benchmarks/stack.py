@@ -1,0 +1,187 @@
+"""Start the production stack on free ports for a benchmark or a fault test, and measure its CPU.
+
+`Stack` runs its own Redis, K Daphne processes, a Celery worker and the turn scheduler against
+one PostgreSQL database, with the production settings (DEBUG off), and stops them all at the end.
+`cpu_seconds(pids)` reads user+system time from /proc, so a run can charge each role its CPU.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen | None = None, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process exited with {process.returncode} before listening on {port}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on {port} after {timeout}s")
+
+
+def cpu_seconds(pids: Iterable[int]) -> float:
+    """User + system CPU of these processes (and their reaped children) so far, in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # fields[11:15] = utime stime cutime cstime (after the state field at index 0)
+        total += sum(int(x) for x in fields[11:15])
+    return total / TICKS
+
+
+def children(pid: int) -> list[int]:
+    """Every descendant of `pid` (Celery's prefork children, say)."""
+    out: list[int] = []
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return out
+    for kid in map(int, kids):
+        out.append(kid)
+        out.extend(children(kid))
+    return out
+
+
+def start_redis(port: int, workdir: Path) -> subprocess.Popen:
+    redis = shutil.which("redis-server") or "/usr/bin/redis-server"
+    process = subprocess.Popen(
+        [redis, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
+         "--dir", str(workdir), "--logfile", str(workdir / f"redis-{port}.log")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    wait_for_port(port, process)
+    return process
+
+
+@dataclass
+class Stack:
+    """The production processes on free ports, for `database_url`."""
+
+    database_url: str
+    daphnes: int = 2
+    workers: int = 1
+    extra_env: dict[str, str] = field(default_factory=dict)
+    logdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="burraco-stack-")))
+    redis_port: int = 0
+    daphne_ports: list[int] = field(default_factory=list)
+    processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+
+    @property
+    def redis_url(self) -> str:
+        return f"redis://127.0.0.1:{self.redis_port}/0"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        env.update({
+            "DJANGO_SETTINGS_MODULE": "burraco_site.settings",
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": self.redis_url,
+            "CELERY_BROKER_URL": self.extra_env.get("CELERY_BROKER_URL", self.redis_url),
+            "CELERY_EMBEDDED_WORKER": "0",
+            "DEBUG": "0",
+            "SECRET_KEY": "bench-only-secret-key-" + "k" * 40,
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SECURE_SSL_REDIRECT": "0",
+            "SESSION_COOKIE_SECURE": "0",
+            "CSRF_COOKIE_SECURE": "0",
+            "SECURE_HSTS_SECONDS": "0",
+            "LOG_LEVEL": "WARNING",
+        })
+        env.update(self.extra_env)
+        return env
+
+    def _spawn(self, name: str, command: list[str]) -> subprocess.Popen:
+        log = open(self.logdir / f"{name}.log", "w")  # noqa: SIM115 (lives as long as the process)
+        process = subprocess.Popen(command, cwd=ROOT, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
+        self.processes[name] = process
+        return process
+
+    def start_redis(self) -> None:
+        self.redis_port = self.redis_port or free_port()
+        self.processes["redis"] = start_redis(self.redis_port, self.logdir)
+
+    def start_daphne(self, index: int, port: int | None = None) -> int:
+        port = port or free_port()
+        process = self._spawn(f"daphne-{index}", [
+            sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "burraco_site.asgi:application",
+        ])
+        wait_for_port(port, process)
+        return port
+
+    def start_worker(self, index: int = 0, beat: bool = False) -> subprocess.Popen:
+        name = f"worker-{index}"
+        log_path = self.logdir / f"{name}.log"
+        process = self._spawn(name, [
+            sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "--pool=solo", "-c", "1",
+            "-n", f"{name}-{os.getpid()}@%h", "--without-heartbeat", "--without-mingle", "--without-gossip",
+            "--loglevel=INFO", *(["-B"] if beat else []),
+        ])
+        deadline = time.monotonic() + 60
+        while "ready." not in log_path.read_text():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Celery worker did not start; see {log_path}")
+            time.sleep(0.1)
+        return process
+
+    def start_scheduler(self) -> subprocess.Popen:
+        return self._spawn("scheduler", [sys.executable, "manage.py", "run_scheduler"])
+
+    def start(self) -> Stack:
+        self.start_redis()
+        self.daphne_ports = [self.start_daphne(i) for i in range(self.daphnes)]
+        has_scheduler = (ROOT / "games" / "management" / "commands" / "run_scheduler.py").exists()
+        for i in range(self.workers):
+            self.start_worker(i, beat=not has_scheduler and i == 0)
+        if has_scheduler:
+            self.start_scheduler()
+        return self
+
+    def pids(self, prefix: str) -> list[int]:
+        found = []
+        for name, process in self.processes.items():
+            if name.startswith(prefix) and process.poll() is None:
+                found.append(process.pid)
+                found.extend(children(process.pid))
+        return found
+
+    def stop(self, name: str, sig: int = signal.SIGTERM, wait: float = 15) -> None:
+        process = self.processes.pop(name, None)
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def close(self) -> None:
+        for name in list(self.processes):
+            self.stop(name, wait=10)
