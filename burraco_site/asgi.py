@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP through Django, WebSockets through Channels.
 
-Every WebSocket is authenticated (session cookie) and origin-checked against ALLOWED_HOSTS.
+Every WebSocket is authenticated (session cookie) and origin-checked: scheme, host and port
+must be this site's own (burraco_site/origin.py).
 """
 
 import os
@@ -12,15 +13,15 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from burraco_site.origin import SameOriginValidator  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
+        "websocket": SameOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }

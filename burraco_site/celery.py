@@ -1,8 +1,11 @@
 """The Celery app: turn timers and computer moves run here.
 
-In production a separate `celery worker` and `celery beat` use Redis as the broker. With the
-embedded defaults (no REDIS_URL) the ASGI server starts one worker thread on the in-memory broker,
-so the single development process still has working timers and computer players.
+In production a separate `celery worker` (RabbitMQ as the broker: see docs/operations.md) runs
+computer moves, and every worker also runs the turn scheduler in a thread (started when the
+worker is ready), so turn deadlines fire with the worker alone: no beat is needed. With the
+embedded defaults (no REDIS_URL) the ASGI server starts one worker thread on the in-memory broker
+and the scheduler thread, so the single development process still has working timers and
+computer players.
 """
 
 from __future__ import annotations
@@ -11,13 +14,27 @@ import os
 import threading
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "burraco_site.settings")
 
 app = Celery("burraco_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# Queue, broker polling and the beat schedule of the sweep are CELERY_* settings in settings.py.
+# Queue, broker and pool behaviour are CELERY_* settings in settings.py.
+# Celery's Django fixup closes the database connections (and, under prefork, the whole psycopg
+# pool) after every task unless told to reuse them: keep them, the pool checks them itself.
+app.conf.CELERY_DB_REUSE_MAX = 10_000
+
+
+@worker_ready.connect
+def _start_scheduler(**kwargs) -> None:
+    from django.conf import settings
+
+    if settings.SCHEDULER_IN_WORKER:
+        from games.services import scheduler
+
+        scheduler.start_in_background()
 
 _embedded_lock = threading.Lock()
 _embedded_started = False
@@ -39,7 +56,6 @@ def start_embedded_worker() -> bool:
         worker = app.Worker(
             pool="solo",
             concurrency=1,
-            beat=True,
             loglevel="WARNING",
             without_heartbeat=True,
             without_mingle=True,

@@ -139,6 +139,9 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
         }
     }
+    # Sessions are read from Redis first (every socket handshake looks one up) and kept in the
+    # database too, so a Redis restart logs nobody out.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
@@ -152,18 +155,10 @@ if CELERY_BROKER_URL.startswith("memory://"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": 0.1}
 # The queue tasks go to and a worker started without -Q reads: tests give each run its own.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
-# Beat runs the sweep that catches any lost turn timer or computer move (RULES §13: the hand
-# never stalls). An interval schedule keeps no state on disk, so the in-memory scheduler serves
-# the embedded worker and a separate `celery beat` alike.
-TURN_SWEEP_SECONDS = float(os.environ.get("TURN_SWEEP_SECONDS", "5"))
-CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
-CELERY_BEAT_SCHEDULE = {
-    "sweep-turns": {
-        "task": "games.sweep",
-        "schedule": TURN_SWEEP_SECONDS,
-        "options": {"expires": TURN_SWEEP_SECONDS * 2},  # a backlog of sweeps is pointless
-    },
-}
+# The turn scheduler (games/services/scheduler.py) runs in every worker (and in the embedded
+# server): it scans the due games about once a second. No beat schedule is needed.
+SCHEDULER_INTERVAL_SECONDS = float(os.environ.get("SCHEDULER_INTERVAL_SECONDS", "1"))
+SCHEDULER_IN_WORKER = env_bool("SCHEDULER_IN_WORKER", True)
 
 # --- Live play ----------------------------------------------------------------------------
 # The computer's human-like pause before each action (0 in tests).

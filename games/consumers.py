@@ -9,33 +9,47 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from .engine import IllegalMove
-from .models import Game
 from .selectors import lobby as lobby_selectors
 from .selectors import tables as table_selectors
-from .services import broadcast, presence, timeouts
-from .services.play import abandon_match, submit_action
+from .services import broadcast, play, presence
 from .services.tables import TableError, take_seat_back
+
+log = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 4096
 BUCKET_CAPACITY = 5  # frames in a burst
 BUCKET_RATE = 5.0  # frames per second, sustained
-MAX_BAD_FRAMES = 50  # then the socket is closed
+ABUSE_LIMIT = 50.0  # unusable frames, less what has decayed, before the socket is closed
+ABUSE_DECAY = 1.0  # unusable frames forgiven per second
+MAX_SOCKETS_PER_TABLE = 5  # one person's sockets at one table
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4409
 CLOSE_ABUSE = 4429
+
+# Database and Redis work runs on this pool, never on the event loop and never on one shared
+# thread: each call takes a pooled connection and gives it back (close_old_connections).
+_executor = ThreadPoolExecutor(max_workers=int(os.environ.get("DB_THREADS", "8")), thread_name_prefix="db")
+
+
+def run_db(func):
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=_executor)
 
 
 def server_messages() -> dict[str, str]:
@@ -49,6 +63,8 @@ def server_messages() -> dict[str, str]:
         "not_seated": _("Non sei seduto a questo tavolo."),
         "not_playing": _("La partita non è in corso."),
         "bad_phrase": _("In chat si possono usare solo le frasi proposte."),
+        "unavailable": _("Il server non riesce a salvare la mossa in questo momento: nulla è cambiato, "
+                         "riprova tra qualche secondo."),
     }
 
 
@@ -71,40 +87,42 @@ class TokenBucket:
         return False
 
 
-def _load_access(table_id: int, user, session) -> dict[str, Any] | None:
-    table = table_selectors.get_table(table_id)
-    if table is None:
-        return None
-    invited = table_selectors.invited_table_ids(session)
-    return {
-        "allowed": table_selectors.can_watch(table, user, invited),
-        "position": table_selectors.user_position(table, user),
-        "players": table.players,
-    }
+class AbuseScore:
+    """Unusable frames, forgiven at `decay` per second: only sustained abuse reaches the limit."""
 
+    def __init__(self, limit: float = ABUSE_LIMIT, decay: float = ABUSE_DECAY) -> None:
+        self.limit = limit
+        self.decay = decay
+        self.score = 0.0
+        self.stamp = time.monotonic()
 
-def _presence_frame(table_id: int) -> dict[str, Any]:
-    return table_selectors.presence_frame(table_id)
-
-
-def _current_version(table_id: int) -> tuple[int | None, int | None]:
-    game = Game.objects.filter(table_id=table_id).only("id", "version").first()
-    return (game.pk, game.version) if game else (None, None)
+    def add(self) -> bool:
+        """Count one unusable frame; True when the limit is reached."""
+        now = time.monotonic()
+        self.score = max(0.0, self.score - (now - self.stamp) * self.decay) + 1
+        self.stamp = now
+        return self.score >= self.limit
 
 
 class TableConsumer(AsyncWebsocketConsumer):
-    """One socket of one person at one table: a seated player or a spectator."""
+    """One socket of one person at one table: a seated player or a spectator.
+
+    The facts an action needs (table, game, seat, players, language) are read once when the socket
+    opens and kept on it; a `table` frame about this person's own seating refreshes them.
+    """
 
     table_id: int
     position: int | None = None
+    game_id: int | None = None
     groups_joined: list[str]
 
     async def connect(self) -> None:
         self.groups_joined = []
         self.heartbeat_task: asyncio.Task | None = None
         self.bucket = TokenBucket()
-        self.bad_frames = 0
+        self.abuse = AbuseScore()
         self.version: int | None = None
+        self.counted = False
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         # Accept first, then close with an application code: a refused handshake reaches the
         # browser only as 1006, a close code after accept tells the page why.
@@ -113,22 +131,36 @@ class TableConsumer(AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        access = await database_sync_to_async(_load_access)(self.table_id, user, self.scope.get("session"))
+        self.user_id = user.pk
+        self.language = getattr(user, "language", "") or settings.LANGUAGE_CODE
+        try:
+            access = await run_db(table_selectors.socket_access)(self.table_id, user, self.scope.get("session"))
+            if access is not None and access["allowed"]:
+                too_many = await run_db(presence.sockets_of)(self.table_id, user.pk) >= MAX_SOCKETS_PER_TABLE
+            else:
+                too_many = False
+        except Exception:  # noqa: BLE001 - the database or Redis is down: the page will retry
+            log.warning("table %s: could not open a socket", self.table_id, exc_info=True)
+            await self.close(code=1013)  # try again later
+            return
         if access is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
         if not access["allowed"]:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        if too_many:
+            await self.close(code=CLOSE_TOO_MANY)
+            return
         self.players = access["players"]
-        # Refusals this socket sends speak the player's language.
-        self.language = getattr(user, "language", "") or settings.LANGUAGE_CODE
+        self.game_id = access["game_id"]
         await self._join(access["position"])
+        self.heartbeat_task = asyncio.create_task(self._heartbeat())
 
     async def _join(self, position: int | None) -> None:
         """Join the groups of this socket's place at the table (leaving the old ones)."""
         await self._leave_groups()
-        old = self.position
+        old, first = self.position, not self.counted
         self.position = position
         groups = [broadcast.all_group(self.table_id)]
         groups.append(
@@ -138,13 +170,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
         self.groups_joined = groups
-        if old is not None and old != position:
-            await sync_to_async(presence.disconnected)(self.table_id, old)
-        if position is not None and old != position:
-            await sync_to_async(presence.connected)(self.table_id, position)
-            if self.heartbeat_task is None:
-                self.heartbeat_task = asyncio.create_task(self._heartbeat())
-        if old != position:
+        if first:
+            await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
+            self.counted = True
+            if position is not None:
+                await self._announce_presence()
+        elif old != position:
+            await run_db(presence.disconnected)(self.table_id, old, self.user_id, self.channel_name)
+            await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
             await self._announce_presence()
 
     async def _leave_groups(self) -> None:
@@ -153,28 +186,35 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.groups_joined = []
 
     async def _heartbeat(self) -> None:
-        try:
-            while True:
-                await asyncio.sleep(presence.HEARTBEAT_SECONDS)
-                if self.position is not None:
-                    await sync_to_async(presence.heartbeat)(self.table_id, self.position)
-        except asyncio.CancelledError:
-            pass
+        """Keep this socket counted (and recounted after a Redis flush)."""
+        while True:
+            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            try:
+                came_back = await run_db(presence.heartbeat)(self.table_id, self.position, self.user_id,
+                                                             self.channel_name)
+                if came_back and self.position is not None:
+                    await self._announce_presence()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - Redis is down: the next beat tries again
+                log.warning("table %s: presence heartbeat failed", self.table_id)
 
     async def _announce_presence(self) -> None:
-        frame = await database_sync_to_async(_presence_frame)(self.table_id)
-        await self.channel_layer.group_send(
-            broadcast.all_group(self.table_id), {"type": broadcast.MESSAGE_TYPE, "frame": frame}
-        )
+        frame = await run_db(table_selectors.presence_frame)(self.table_id)
+        await broadcast.deliver_async([(broadcast.all_group(self.table_id), frame)])
 
     async def disconnect(self, code: int) -> None:
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
         await self._leave_groups()
-        if self.position is not None:
-            await sync_to_async(presence.disconnected)(self.table_id, self.position)
+        if self.counted:
+            try:
+                await run_db(presence.disconnected)(self.table_id, self.position, self.user_id, self.channel_name)
+                if self.position is not None:
+                    await self._announce_presence()
+            except Exception:  # noqa: BLE001 - the socket is gone either way; its entry expires
+                log.warning("table %s: presence not updated on disconnect", self.table_id)
             self.position = None
-            await self._announce_presence()
 
     # ------------------------------------------------------------------ from the channel layer
 
@@ -183,15 +223,16 @@ class TableConsumer(AsyncWebsocketConsumer):
         view = frame.get("view")
         if isinstance(view, dict) and view.get("seat", self.position) != self.position:
             return  # never forward another seat's view, whatever group it came through
-        if frame.get("type") == "table":
-            await self._send(frame)
-            await self._follow_seating(frame["table"])
-            return
         await self._send(frame)
+        if frame.get("type") == "table":
+            await self._follow_seating(frame["table"])
 
     async def _follow_seating(self, table: dict[str, Any]) -> None:
-        """Someone sat or stood up: if it was this person (from another tab or the lobby), move
-        this socket to its new group and send it a fresh snapshot."""
+        """Someone sat or stood up, or the game started: if this person's seat changed (from
+        another tab or the lobby), move this socket to its new group and send it a snapshot."""
+        if table.get("status") == "playing" and self.game_id is None:
+            access = await run_db(table_selectors.socket_access)(self.table_id, self.scope["user"], None)
+            self.game_id = access["game_id"] if access else None
         username = self.scope["user"].get_username()
         position = next((s["position"] for s in table["seats"] if s["username"] == username), None)
         if position != self.position:
@@ -217,18 +258,16 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         kind = frame["type"]
         ref = frame.get("ref") if isinstance(frame.get("ref"), (str, int)) else None
-        if kind == "ping":
-            await self._send({"type": "pong"})
-            return
         if not self.bucket.take():
             await self._bad("rate_limited", ref=ref)
             return
-        with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
+        with translation.override(self.language):
             await self._dispatch(kind, frame, ref)
 
     async def _dispatch(self, kind: str, frame: dict[str, Any], ref) -> None:
         handler = {
             "hello": self._on_hello,
+            "ping": self._on_ping,
             "action": self._on_action,
             "chat": self._on_chat,
             "back": self._on_back,
@@ -237,10 +276,24 @@ class TableConsumer(AsyncWebsocketConsumer):
         if handler is None:
             await self._bad("unknown_type", ref=ref)
             return
-        await handler(frame, ref)
+        try:
+            await handler(frame, ref)
+        except DatabaseError:
+            log.warning("table %s: the database is unavailable", self.table_id, exc_info=True)
+            await self._error("unavailable", server_messages()["unavailable"], ref)
 
     async def _on_hello(self, frame: dict[str, Any], ref) -> None:
-        await self._send_snapshot()
+        last = frame.get("last_version")
+        last = last if isinstance(last, int) and not isinstance(last, bool) else None
+        frames = await run_db(table_selectors.resync_frames)(self.table_id, self.position, last)
+        for out in frames:
+            await self._send(out)
+
+    async def _on_ping(self, frame: dict[str, Any], ref) -> None:
+        """Keep-alive; the answer carries the game's version, so a page that missed a frame
+        learns it at the next ping without waiting for the next move."""
+        version = await run_db(table_selectors.current_version)(self.table_id) if self.game_id else None
+        await self._send({"type": "pong", "version": version})
 
     async def _on_action(self, frame: dict[str, Any], ref) -> None:
         action = frame.get("action")
@@ -253,21 +306,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.position is None:
             await self._error("not_seated", server_messages()["not_seated"], ref)
             return
-        game_id, _version = await database_sync_to_async(_current_version)(self.table_id)
-        if game_id is None:
+        if self.game_id is None:
             await self._error("not_playing", server_messages()["not_playing"], ref)
             return
-        # A turn whose time ran out (its timer task lost) is completed before anything else.
-        await database_sync_to_async(timeouts.enforce_deadline)(game_id)
         try:
-            await database_sync_to_async(submit_action)(
-                game_id=game_id, seat=self.position, action=action, actor="person",
+            applied = await run_db(play.apply_action)(
+                game_id=self.game_id, seat=self.position, action=action, actor="person",
                 expected_version=expected, user=self.scope["user"],
             )
         except IllegalMove as exc:
             await self._error(exc.code, exc.message, ref)
             if exc.code == "stale_version":
                 await self._send_snapshot()
+            return
+        await broadcast.deliver_async(applied.messages)
+        if applied.needs_follow_up:
+            await run_db(applied.follow_up)()
 
     async def _on_chat(self, frame: dict[str, Any], ref) -> None:
         phrase = frame.get("phrase")
@@ -286,20 +340,18 @@ class TableConsumer(AsyncWebsocketConsumer):
             "phrase": phrase,
             "text": text,
         }
-        await self.channel_layer.group_send(
-            broadcast.all_group(self.table_id), {"type": broadcast.MESSAGE_TYPE, "frame": out}
-        )
+        await broadcast.deliver_async([(broadcast.all_group(self.table_id), out)])
 
     async def _on_back(self, frame: dict[str, Any], ref) -> None:
         try:
-            await database_sync_to_async(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
+            await run_db(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
         except TableError as exc:
             await self._error(exc.code, exc.message, ref)
 
     async def _on_abandon(self, frame: dict[str, Any], ref) -> None:
         """Give the match up; the service checks the seat (the `match_over` frame says the rest)."""
         try:
-            await database_sync_to_async(abandon_match)(table_id=self.table_id, user=self.scope["user"])
+            await run_db(play.abandon_match)(table_id=self.table_id, user=self.scope["user"])
         except IllegalMove as exc:
             await self._error(exc.code, exc.message, ref)
 
@@ -312,21 +364,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(frame, separators=(",", ":")))
 
     async def _send_snapshot(self) -> None:
-        frame = await database_sync_to_async(table_selectors.table_snapshot)(self.table_id, self.position)
+        frame = await run_db(table_selectors.table_snapshot)(self.table_id, self.position)
         if frame is not None:
             await self._send(frame)
 
     async def _error(self, code: str, message: str, ref=None) -> None:
-        _game, version = await database_sync_to_async(_current_version)(self.table_id)
         # Engine and service texts are Italian at the source; show them in the player's language.
-        with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
+        with translation.override(self.language):
             message = _(str(message))
+        version = self.version
+        if version is None and self.game_id is not None and code != "unavailable":
+            version = await run_db(table_selectors.current_version)(self.table_id)
         await self._send({"type": "error", "code": code, "message": message, "ref": ref, "version": version})
 
     async def _bad(self, code: str, ref=None) -> None:
         """A frame the server could not use: say so, and close only on sustained abuse."""
-        self.bad_frames += 1
-        if self.bad_frames >= MAX_BAD_FRAMES:
+        if self.abuse.add():
             await self.close(code=CLOSE_ABUSE)
             return
         with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
@@ -334,6 +387,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(
             {"type": "error", "code": code, "message": message, "ref": ref, "version": self.version}
         ))
+
+
+class NotFoundConsumer(AsyncWebsocketConsumer):
+    """Any WebSocket path that is not routed: accepted and closed with 4404, no traceback."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND)
 
 
 class EchoConsumer(AsyncWebsocketConsumer):
@@ -369,7 +430,7 @@ class LobbyConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         await self.accept()
         await self.channel_layer.group_add(broadcast.LOBBY_GROUP, self.channel_name)
-        tables = await database_sync_to_async(lobby_selectors.lobby_list)()
+        tables = await run_db(lobby_selectors.lobby_list)()
         await self.send(text_data=json.dumps({"type": "lobby", "tables": tables}))
 
     async def disconnect(self, code: int) -> None:

@@ -112,6 +112,10 @@ class Game(models.Model):
     version = models.PositiveIntegerField(default=0)
     to_move = models.PositiveSmallIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # When the scheduler must next look at this game (a turn deadline, a computer's move that is
+    # overdue, a player away past the grace); null when nothing is due. Deadlines are data: one
+    # scheduler scans this index instead of a countdown task per action (games/services/scheduler.py).
+    due_at = models.DateTimeField(null=True, blank=True)
     finished = models.BooleanField(default=False, db_index=True)
     winner_side = models.SmallIntegerField(null=True, blank=True)  # None with finished = a draw
     result = models.JSONField(default=dict, blank=True)
@@ -122,8 +126,26 @@ class Game(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
+    class Meta:
+        indexes = [
+            models.Index(fields=["due_at"], condition=models.Q(finished=False, due_at__isnull=False),
+                         name="game_due_idx"),
+        ]
+
     def __str__(self) -> str:
         return f"Partita del tavolo {self.table_id}, mano {self.hand_number}"
+
+
+class SchedulerState(models.Model):
+    """The scheduler's own clock: when a tick last found PostgreSQL and Redis serving. A gap
+    longer than a few ticks means the site could not serve, and the turn deadlines that fell in
+    it are moved on by its length instead of being enforced (games/services/scheduler.py)."""
+
+    name = models.CharField(max_length=20, primary_key=True)
+    last_tick = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.last_tick:%Y-%m-%d %H:%M:%S}"
 
 
 class Hand(models.Model):

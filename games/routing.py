@@ -1,7 +1,8 @@
-"""WebSocket routes: live play at a table and the lobby's live list."""
+"""WebSocket routes: live play at a table and the lobby's live list; anything else is closed
+with 4404 (no traceback)."""
 
 from django.conf import settings
-from django.urls import path
+from django.urls import path, re_path
 
 from . import consumers
 
@@ -12,3 +13,5 @@ websocket_urlpatterns: list = [
 
 if settings.BURRACO_BENCH_ECHO:  # the load benchmark's baseline only (games/benchmarks/live.py)
     websocket_urlpatterns.append(path("ws/echo/", consumers.EchoConsumer.as_asgi()))
+
+websocket_urlpatterns.append(re_path(r"", consumers.NotFoundConsumer.as_asgi()))

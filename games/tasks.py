@@ -1,32 +1,24 @@
-"""Celery tasks: thin. Each takes ids (and the game version it was scheduled for) and calls the
-service that people's actions go through too; a stale task does nothing."""
+"""Celery tasks: thin. Each takes ids (and the game version it was queued for) and calls the
+service that people's actions go through too; a stale task does nothing, so a task delivered
+twice (acks_late: a worker killed mid-task has its task redone) changes nothing the second time.
+
+Turn deadlines are not tasks: the scheduler scans them (games/services/scheduler.py), in a thread
+of every worker. Only a computer's move is queued, when a computer is to move."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from .services import timeouts
+from .services import scheduler, timeouts
 
 
-@shared_task(name="games.turn_timeout", ignore_result=True)
-def turn_timeout(game_id: int, version: int) -> str:
-    """The turn's deadline: complete the turn for the player if it is still that turn."""
-    return timeouts.handle_deadline(game_id, version)
-
-
-@shared_task(name="games.computer_move", ignore_result=True)
+@shared_task(name="games.computer_move", ignore_result=True, acks_late=True)
 def computer_move(game_id: int, version: int) -> str:
     """One action of a computer (or computer-covered) seat."""
     return timeouts.play_computer_move(game_id, version)
 
 
-@shared_task(name="games.presence_check", ignore_result=True)
-def presence_check(game_id: int, version: int) -> str:
-    """The disconnect grace ran out: cover the seat if its player is still away."""
-    return timeouts.check_presence(game_id, version)
-
-
-@shared_task(name="games.sweep", ignore_result=True)
-def sweep() -> dict[str, int]:
-    """Beat, every few seconds: catch any timer or computer move that was lost."""
-    return timeouts.sweep()
+@shared_task(name="games.scheduler_tick", ignore_result=True)
+def scheduler_tick() -> dict:
+    """One scheduler pass, for an operator who prefers beat to the worker's own thread."""
+    return scheduler.Scheduler().tick()

@@ -14,7 +14,8 @@ from django.db.models import Prefetch
 from django.utils.translation import gettext_lazy as _
 
 from ..engine import Game as EngineGame
-from ..models import Game, Seat, Table
+from ..engine import replay
+from ..models import Game, Hand, Move, Seat, Table
 from ..services import broadcast, clock, presence
 from .lobby import table_summary
 
@@ -174,6 +175,60 @@ def snapshot_messages(game_id: int) -> list[tuple[str, dict[str, Any]]]:
     ]
     messages.append((broadcast.public_group(table.pk), snapshot_frame(game, table, None, engine_game)))
     return messages
+
+
+def socket_access(table_id: int, user, session) -> dict[str, Any] | None:
+    """What a table socket needs to know once, when it opens (None: no such table)."""
+    table = get_table(table_id)
+    if table is None:
+        return None
+    game_id = Game.objects.filter(table_id=table_id).values_list("id", flat=True).first()
+    return {
+        "allowed": can_watch(table, user, invited_table_ids(session)),
+        "position": user_position(table, user),
+        "players": table.players,
+        "game_id": game_id,
+    }
+
+
+def current_version(table_id: int) -> int | None:
+    """The version of the table's game (the `pong` carries it)."""
+    return Game.objects.filter(table_id=table_id).values_list("version", flat=True).first()
+
+
+RESYNC_EVENTS_MAX = 30  # a client this many versions behind (or fewer) gets the events it missed
+
+
+def resync_frames(table_id: int, position: int | None, last_version: int | None) -> list[dict[str, Any]]:
+    """The answer to `hello`: the events the client missed, if it names its last version and
+    the missed moves are few and all in the hand in play (lila's getEventsSince); else a fresh
+    snapshot. Each missed event is rebuilt for this recipient by replaying the hand's log."""
+    table = get_table(table_id)
+    if table is None:
+        return []
+    game = Game.objects.filter(table_id=table_id).first()
+    if game is None or last_version is None or not 0 <= game.version - last_version <= RESYNC_EVENTS_MAX:
+        return [snapshot_frame(game, table, position)]
+    if game.version == last_version:
+        return [snapshot_frame(game, table, position)]
+    missed = list(Move.objects.filter(game=game, seq__gt=last_version).order_by("seq"))
+    hand = Hand.objects.filter(game=game, number=game.hand_number).first()
+    if hand is None or not missed or any(m.hand_number != game.hand_number for m in missed):
+        return [snapshot_frame(game, table, position)]
+    from ..services.play import event_frame
+
+    earlier = list(Move.objects.filter(game=game, hand_number=game.hand_number, seq__lte=last_version)
+                   .order_by("seq").values_list("action", flat=True))
+    engine_game = replay(hand.deal, earlier)
+    frames = []
+    for move in missed:
+        engine_game.apply(move.seat, move.action)
+        last = move is missed[-1]
+        frames.append(event_frame(
+            version=move.seq, hand_number=game.hand_number, seat=move.seat, actor=move.actor, action=move.action,
+            played=engine_game, position=position, deadline=game.turn_deadline if last else None,
+        ) | {"resync": True})
+    return frames
 
 
 def table_snapshot(table_id: int, position: int | None) -> dict[str, Any] | None:

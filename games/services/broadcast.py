@@ -12,7 +12,7 @@ Everything is sent through `deliver`, so tests can capture exactly what left the
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -37,6 +37,31 @@ def all_group(table_id: int) -> str:
     return f"table.{table_id}.all"
 
 
+Messages = list[tuple[str, dict[str, Any]]]
+
+
+def per_recipient(table_id: int, players: int, frames_for: Callable[[int | None], list[dict[str, Any]]]) -> Messages:
+    """The one place frames are addressed: each seat's group gets the frames built for that seat,
+    the spectators' group the frames built for nobody (`frames_for(None)`: the public view)."""
+    messages: Messages = []
+    for position in [*range(players), None]:
+        group = seat_group(table_id, position) if position is not None else public_group(table_id)
+        messages.extend((group, frame) for frame in frames_for(position))
+    return messages
+
+
+async def deliver_async(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
+    """`deliver` for code already on the event loop (the consumers); failures are logged."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        for group, frame in messages:
+            await layer.group_send(group, {"type": MESSAGE_TYPE, "frame": frame})
+    except Exception:  # noqa: BLE001 - see deliver
+        log.warning("could not deliver frames: the channel layer is unreachable", exc_info=True)
+
+
 def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     """Send each (group, frame) pair. Called after commit, from synchronous code.
 
@@ -57,4 +82,4 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     try:
         async_to_sync(send_all)()
     except Exception:  # noqa: BLE001 - see docstring
-        log.exception("could not deliver %d frames", len(batch))
+        log.warning("could not deliver %d frames: the channel layer is unreachable", len(batch), exc_info=True)

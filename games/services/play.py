@@ -1,36 +1,67 @@
 """Live play: the one door every action goes through (people, turn timers, computer players).
 
-`submit_action` runs one transaction per action: lock the game row, check the version, let the
-engine apply the action, append it to the move log, move the match on (next hand or the end),
-set the clock, bump the version, and after the commit send each seat its own frame. The row lock
-plus the version make one writer per game across every server process and worker.
+`apply_action` applies one action and returns what must be sent: the engine checks it, the move
+log gets its row, the game its new state, version, clock and due time, in one atomic write.
+`submit_action` is the same plus the delivery after the commit, for synchronous callers (timers,
+computer players, views, tests); the consumers deliver on their event loop instead.
 
-`abandon_match` is the other way a match can end: a seated person gives it up, under the same
-lock, and the match finishes through the same `_finish_match` as one played to the end.
+One writer per game, two ways:
+- the hot path (PostgreSQL, an action that does not end the hand): one read of the game, its
+  table and seats, the engine in memory, then one statement that updates the game *only if its
+  version is still the one read* and inserts the move in the same round trip. Two tabs, a timer
+  and a computer that race all read version v; exactly one write finds v and wins, the others
+  find v+1 and are refused (`stale_version`) or, when they did not name a version, try again.
+- the locked path (SQLite, the end of a hand, a person taking a seat back from the computer):
+  `SELECT ... FOR UPDATE` on the game row and the ORM, inside one transaction.
+Both leave the same rows, and a refused action changes nothing on either.
+
+`abandon_match` is the other way a match can end: a seated person gives it up, under the lock,
+and the match finishes through the same `_finish_match` as one played to the end.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..engine import Game as EngineGame
 from ..engine import IllegalMove
 from ..models import Game, Hand, Move, Seat, Table
-from . import broadcast, clock, presence, ratings, turns
-from .tables import deadline_for
+from . import broadcast, clock, ratings, turns
+from .broadcast import Messages
 
 ACTORS = {c.value for c in Move.Actor}
+RETRIES = 5  # optimistic writes retried when no version was named and another writer won
 
-__all__ = ["IllegalMove", "abandon_match", "submit_action"]
+__all__ = ["Applied", "IllegalMove", "abandon_match", "apply_action", "submit_action"]
 
 
 def _refuse(code: str, message: str) -> IllegalMove:
     return IllegalMove(code, message)
+
+
+def refusal(code: str) -> IllegalMove:
+    """The service's own refusals, each with its message in one place."""
+    messages = {
+        "bad_actor": _("Chi gioca questa mossa?"),
+        "not_playing": _("La partita non è in corso."),
+        "stale_version": _("La partita è andata avanti: ecco la situazione aggiornata."),
+        "not_your_seat": _("Puoi giocare solo per il tuo posto."),
+        "not_seated": _("Non sei seduto a questo tavolo."),
+        "no_table": _("Questo tavolo non esiste."),
+        "not_started": _("La partita non è ancora iniziata: per lasciare il tavolo usa «Alzati»."),
+        "already_finished": _("La partita è già finita."),
+    }
+    return IllegalMove(code, messages[code])
 
 
 def public_action(action: dict[str, Any]) -> dict[str, Any]:
@@ -44,34 +75,195 @@ def public_action(action: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@dataclass
+class Applied:
+    """An accepted change, committed: its version, the frames to send, and what must follow."""
+
+    game_id: int
+    table_id: int
+    version: int
+    messages: Messages = field(default_factory=list)
+    computer_next: bool | None = None  # None: not known here, `turns.after_change` looks it up
+    announce_presence: bool = False
+    announce_table: bool = False
+
+    def follow_up(self) -> None:
+        """After the frames: presence and lobby news, and the computer's next move if it is due."""
+        from . import presence
+        from .tables import _announce_now
+
+        if self.announce_presence:
+            presence.announce(self.table_id)
+        if self.announce_table:
+            _announce_now(self.table_id)
+        turns.after_change(self.game_id, self.version, computer_next=self.computer_next)
+
+    @property
+    def needs_follow_up(self) -> bool:
+        return self.announce_presence or self.announce_table or self.computer_next is not False
+
+
+def finish(applied: Applied) -> None:
+    """Deliver and follow up, synchronously (call after the commit)."""
+    broadcast.deliver(applied.messages)
+    applied.follow_up()
+
+
 def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person",
                   expected_version: int | None = None, user=None) -> int:
-    """Apply `action` for `seat` and return the game's new version.
+    """Apply `action` for `seat`, send the frames after the commit, and return the new version.
 
     Raises `IllegalMove` (engine codes, or the service's: not_playing, stale_version,
     not_your_seat, bad_actor) and changes nothing when the action is refused. For actor
     "person", `user` must be the person sitting in `seat`.
     """
+    applied = apply_action(game_id=game_id, seat=seat, action=action, actor=actor,
+                           expected_version=expected_version, user=user)
+    transaction.on_commit(lambda: finish(applied))
+    return applied.version
+
+
+def apply_action(*, game_id: int, seat: int, action: dict, actor: str = "person",
+                 expected_version: int | None = None, user=None) -> Applied:
+    """Apply `action` and return what it produced, without sending anything (see the module
+    docstring). Refusals raise `IllegalMove` and change nothing."""
     if actor not in ACTORS:
-        raise _refuse("bad_actor", _("Chi gioca questa mossa?"))
+        raise refusal("bad_actor")
     if not isinstance(action, dict):
         raise IllegalMove("bad_action")
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    if connection.vendor == "postgresql":
+        for _attempt in range(RETRIES):
+            applied = _apply_fast(game_id, seat, action, actor, expected_version, user_id)
+            if applied is not _LOCKED_PATH and applied is not _LOST_RACE:
+                return applied
+            if applied is _LOCKED_PATH:
+                break
+    return _apply_locked(game_id, seat, action, actor, expected_version, user_id)
+
+
+# ----------------------------------------------------------------------------- the hot path
+
+_LOCKED_PATH = object()  # this action needs the locked path
+_LOST_RACE = object()  # another writer got there first; read again
+
+_READ_SQL = """
+SELECT g.state::text, g.version, g.finished, g.table_id, g.hand_number, g.turn_deadline, g.due_at,
+       t.draw_seconds, t.play_seconds, t.players, t.status, t.disconnect_grace_seconds,
+       (SELECT json_agg(json_build_array(s.position, s.user_id, s.bot_level, s.covered_by_computer,
+                                         s.consecutive_timeouts) ORDER BY s.position)::text
+          FROM games_seat s WHERE s.table_id = g.table_id)
+FROM games_game g JOIN games_table t ON t.id = g.table_id
+WHERE g.id = %s
+"""
+
+_WRITE_SQL = """
+WITH g AS (
+    UPDATE games_game
+       SET state = %s::jsonb, version = %s, to_move = %s, turn_deadline = %s, due_at = %s, updated_at = %s
+     WHERE id = %s AND version = %s AND NOT finished
+ RETURNING id
+)
+INSERT INTO games_move (game_id, seq, hand_number, seat, action, actor, created_at)
+SELECT id, %s, %s, %s, %s::jsonb, %s, %s FROM g
+"""
+
+
+@dataclass(frozen=True)
+class SeatFacts:
+    """What the play path needs of a seat, read with the game in the same query."""
+
+    position: int
+    user_id: int | None
+    bot_level: str
+    covered: bool
+    timeouts: int
+
+    @property
+    def computer_plays(self) -> bool:
+        return bool(self.bot_level) or self.covered
+
+
+@dataclass(frozen=True)
+class TableClock:
+    draw_seconds: int
+    play_seconds: int
+    disconnect_grace_seconds: int
+
+
+def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
+                user_id: int | None):
+    with connection.cursor() as cursor:
+        cursor.execute(_READ_SQL, [game_id])
+        row = cursor.fetchone()
+        if row is None:
+            raise refusal("not_playing")
+        (state, version, finished, table_id, hand_number, deadline, due_at,
+         draw_seconds, play_seconds, players, status, grace, seats_json) = row
+        if finished or status != Table.Status.PLAYING:
+            raise refusal("not_playing")
+        if expected_version is not None and expected_version != version:
+            raise refusal("stale_version")
+        seats = [SeatFacts(*s) for s in json.loads(seats_json or "[]")]
+        seat_row = next((s for s in seats if s.position == seat), None)
+        if seat_row is None:
+            raise IllegalMove("bad_action")
+        if actor == Move.Actor.PERSON:
+            if user_id is None or seat_row.user_id != user_id:
+                raise refusal("not_your_seat")
+            if seat_row.covered or seat_row.timeouts:
+                return _LOCKED_PATH  # the person is back: the cover ends (a seat write)
+
+        engine_game = EngineGame.from_dict(json.loads(state))
+        before_to_move, before_phase = engine_game.to_move, engine_game.phase
+        engine_game.apply(seat, action)  # IllegalMove leaves everything untouched
+        if engine_game.hand_over:
+            return _LOCKED_PATH  # scoring, the next deal or the end of the match
+        record = engine_game.actions[-1]
+        new_version = version + 1
+        timing = TableClock(draw_seconds, play_seconds, grace)
+        same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
+        new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
+        mover = next(s for s in seats if s.position == engine_game.to_move)
+        new_due = due_at if same_turn and due_at is not None else turns.due_at(
+            table_id, mover, new_deadline, grace)
+        now = timezone.now()
+        cursor.execute(_WRITE_SQL, [
+            json.dumps(engine_game.to_dict(), separators=(",", ":")), new_version, engine_game.to_move,
+            new_deadline, new_due, now, game_id, version,
+            new_version, hand_number, seat, json.dumps(record), actor, now,
+        ])
+        if cursor.rowcount != 1:
+            if expected_version is not None:
+                raise refusal("stale_version")
+            return _LOST_RACE
+    messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
+                               actor=actor, action=record, played=engine_game, deadline=new_deadline)
+    return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays)
+
+
+# ----------------------------------------------------------------------------- the locked path
+
+
+def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
+                  user_id: int | None) -> Applied:
     with transaction.atomic():
         try:
             game = Game.objects.select_for_update().get(pk=game_id)
         except Game.DoesNotExist:
-            raise _refuse("not_playing", _("La partita non è in corso.")) from None
+            raise refusal("not_playing") from None
         if game.finished:
-            raise _refuse("not_playing", _("La partita non è in corso."))
+            raise refusal("not_playing")
         if expected_version is not None and expected_version != game.version:
-            raise _refuse("stale_version", _("La partita è andata avanti: ecco la situazione aggiornata."))
+            raise refusal("stale_version")
         table = Table.objects.get(pk=game.table_id)
+        if table.status != Table.Status.PLAYING:
+            raise refusal("not_playing")
         seat_row = Seat.objects.filter(table_id=table.pk, position=seat).first()
         if seat_row is None:
             raise IllegalMove("bad_action")
-        if actor == Move.Actor.PERSON:
-            if user is None or not user.is_authenticated or seat_row.user_id != user.pk:
-                raise _refuse("not_your_seat", _("Puoi giocare solo per il tuo posto."))
+        if actor == Move.Actor.PERSON and (user_id is None or seat_row.user_id != user_id):
+            raise refusal("not_your_seat")
 
         engine_game = EngineGame.from_dict(game.state)
         before_to_move, before_phase = engine_game.to_move, engine_game.phase
@@ -82,7 +274,7 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
         Move.objects.create(
             game=game, seq=version, hand_number=game.hand_number, seat=seat, action=record, actor=actor
         )
-        cover_ended = _count_move(seat_row, actor)
+        cover_ended = _end_cover(seat_row, actor)
 
         finished_hand: dict[str, Any] | None = None
         next_game: EngineGame | None = None
@@ -91,54 +283,36 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
         live = next_game or engine_game
         game.state = live.to_dict()
         game.version = version
+        computer_next: bool | None = False
         if game.finished:
-            game.to_move = None
-            game.turn_deadline = None
+            game.to_move = game.turn_deadline = game.due_at = None
         else:
             game.to_move = live.to_move
             same_turn = next_game is None and live.to_move == before_to_move and before_phase != "draw"
-            game.turn_deadline = deadline_for(live, table, previous=game.turn_deadline, same_turn=same_turn)
+            game.turn_deadline = turns.deadline_for(live, table, previous=game.turn_deadline, same_turn=same_turn)
+            mover = Seat.objects.get(table_id=table.pk, position=live.to_move)
+            facts = SeatFacts(mover.position, mover.user_id, mover.bot_level, mover.covered_by_computer,
+                              mover.consecutive_timeouts)
+            game.due_at = turns.due_at(table.pk, facts, game.turn_deadline, table.disconnect_grace_seconds)
+            computer_next = facts.computer_plays
         game.save()
 
         messages = _change_messages(
             game, table, seat=seat, actor=actor, action=record, played=engine_game,
             finished_hand=finished_hand, next_game=next_game,
         )
-        game_id, finished = game.pk, game.finished
-
-        def after_commit() -> None:
-            broadcast.deliver(messages)
-            if cover_ended:
-                presence.announce(table.pk)
-            if finished:
-                from .tables import _announce_now
-
-                _announce_now(table.pk)
-            turns.after_change(game_id, version)
-
-        transaction.on_commit(after_commit)
-    return version
+    return Applied(game.pk, table.pk, version, messages, computer_next=computer_next,
+                   announce_presence=cover_ended, announce_table=game.finished)
 
 
-def _count_move(seat_row: Seat, actor: str) -> bool:
-    """Update the seat's counters; True when this move ended the computer's cover of the seat."""
-    fields: list[str] = []
-    cover_ended = False
-    if actor == Move.Actor.PERSON:
-        seat_row.own_moves += 1
-        fields.append("own_moves")
-        if seat_row.consecutive_timeouts or seat_row.covered_by_computer:
-            # The person is playing: the computer's cover ends.
-            seat_row.consecutive_timeouts = 0
-            seat_row.covered_by_computer = False
-            fields += ["consecutive_timeouts", "covered_by_computer"]
-            cover_ended = True
-    elif seat_row.user_id is not None:
-        seat_row.covered_moves += 1
-        fields.append("covered_moves")
-    if fields:
-        seat_row.save(update_fields=fields)
-    return cover_ended
+def _end_cover(seat_row: Seat, actor: str) -> bool:
+    """A person's own move ends the computer's cover of their seat; True when it did."""
+    if actor != Move.Actor.PERSON or not (seat_row.consecutive_timeouts or seat_row.covered_by_computer):
+        return False
+    seat_row.consecutive_timeouts = 0
+    seat_row.covered_by_computer = False
+    seat_row.save(update_fields=["consecutive_timeouts", "covered_by_computer"])
+    return True
 
 
 def _close_hand(game: Game, table: Table, engine_game: EngineGame) -> tuple[dict[str, Any], EngineGame | None]:
@@ -172,6 +346,22 @@ def _close_hand(game: Game, table: Table, engine_game: EngineGame) -> tuple[dict
     return finished_hand, next_game
 
 
+def _count_moves(game: Game) -> None:
+    """Each seat's own and covered moves of the match, from the move log (ratings read them):
+    counted once at the end rather than written on every move."""
+    counts = Move.objects.filter(game=game).values("seat", "actor").annotate(n=Count("id"))
+    own: dict[int, int] = {}
+    covered: dict[int, int] = {}
+    for row in counts:
+        target = own if row["actor"] == Move.Actor.PERSON else covered
+        target[row["seat"]] = target.get(row["seat"], 0) + row["n"]
+    seats = list(Seat.objects.filter(table_id=game.table_id))
+    for seat in seats:
+        seat.own_moves = own.get(seat.position, 0)
+        seat.covered_moves = covered.get(seat.position, 0) if seat.user_id is not None else 0
+    Seat.objects.bulk_update(seats, ["own_moves", "covered_moves"])
+
+
 def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: dict[str, Any], now) -> None:
     """The one way a match ends (played out or abandoned): the game and its table are finished
     and the ratings move, inside the caller's transaction with the game row locked."""
@@ -181,10 +371,12 @@ def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: 
     game.result = result
     game.to_move = None
     game.turn_deadline = None
+    game.due_at = None
     table.status = Table.Status.FINISHED
     table.finished_at = now
     table.save(update_fields=["status", "finished_at"])
     game.save()  # ratings read the finished game
+    _count_moves(game)
     ratings.record_match_result(game)
 
 
@@ -202,19 +394,19 @@ def abandon_match(*, table_id: int, user) -> int:
     nothing when refused.
     """
     if user is None or not user.is_authenticated:
-        raise _refuse("not_seated", _("Non sei seduto a questo tavolo."))
+        raise refusal("not_seated")
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(table_id=table_id).first()
         table = Table.objects.filter(pk=table_id).first()
         if table is None:
-            raise _refuse("no_table", _("Questo tavolo non esiste."))
+            raise refusal("no_table")
         seat_row = Seat.objects.filter(table_id=table_id, user=user).order_by("position").first()
         if seat_row is None:
-            raise _refuse("not_seated", _("Non sei seduto a questo tavolo."))
+            raise refusal("not_seated")
         if game is None:
-            raise _refuse("not_started", _("La partita non è ancora iniziata: per lasciare il tavolo usa «Alzati»."))
+            raise refusal("not_started")
         if game.finished or table.status != Table.Status.PLAYING:
-            raise _refuse("already_finished", _("La partita è già finita."))
+            raise refusal("already_finished")
 
         now = timezone.now()
         version = game.version + 1
@@ -232,21 +424,17 @@ def abandon_match(*, table_id: int, user) -> int:
             "abandoned_by": user.get_username(),
             "abandoned_seat": seat_row.position,
         })
-        messages = _abandon_messages(game, table, seat_row.position, user.get_username())
-        game_id = game.pk
-
-        def after_commit() -> None:
-            from .tables import _announce_now
-
-            broadcast.deliver(messages)
-            _announce_now(table.pk)
-            turns.after_change(game_id, version)  # the game is finished: nothing is scheduled
-
-        transaction.on_commit(after_commit)
+        applied = Applied(game.pk, table.pk, version, _abandon_messages(game, table, seat_row.position,
+                                                                         user.get_username()),
+                          computer_next=False, announce_table=True)
+        transaction.on_commit(lambda: finish(applied))
     return version
 
 
-def _abandon_messages(game: Game, table: Table, position: int, username: str) -> list[tuple[str, dict[str, Any]]]:
+# ----------------------------------------------------------------------------- frames
+
+
+def _abandon_messages(game: Game, table: Table, position: int, username: str) -> Messages:
     """Per recipient: the `match_over` frame, then the final snapshot (finished, with the result)."""
     from ..selectors.tables import get_table, snapshot_frame
 
@@ -262,48 +450,56 @@ def _abandon_messages(game: Game, table: Table, position: int, username: str) ->
         "totals": list(game.totals),
         "winner_side": game.winner_side,
     }
-    messages: list[tuple[str, dict[str, Any]]] = []
-    recipients = [(broadcast.seat_group(table.pk, p), p) for p in range(table.players)]
-    recipients.append((broadcast.public_group(table.pk), None))
-    for group, seat in recipients:
-        messages.append((group, dict(over)))
-        messages.append((group, snapshot_frame(game, fresh_table, seat, engine_game)))
-    return messages
+    return broadcast.per_recipient(table.pk, table.players, lambda seat: [
+        dict(over), snapshot_frame(game, fresh_table, seat, engine_game)])
+
+
+def event_frame(*, version: int, hand_number: int, seat: int, actor: str, action: dict[str, Any],
+                played: EngineGame, position: int | None, deadline: datetime | None) -> dict[str, Any]:
+    """One accepted action as one recipient sees it (`position` None: a spectator)."""
+    from ..selectors.tables import engine_view
+
+    over = played.hand_over
+    return {
+        "type": "event",
+        "version": version,
+        "hand_number": hand_number,
+        "seat": seat,
+        "actor": actor,
+        "action": public_action(action),
+        "view": engine_view(played, position, version),
+        "to_move": None if over else played.to_move,
+        "deadline": None if over or deadline is None else deadline.isoformat(),
+        "server_time": clock.now().isoformat(),
+    }
+
+
+def _event_messages(table_id: int, players: int, *, game_version: int, hand_number: int, seat: int, actor: str,
+                    action: dict[str, Any], played: EngineGame, deadline: datetime | None,
+                    more: Callable[[int | None], list[dict[str, Any]]] | None = None) -> Messages:
+    def frames(position: int | None) -> list[dict[str, Any]]:
+        first = event_frame(version=game_version, hand_number=hand_number, seat=seat, actor=actor, action=action,
+                            played=played, position=position, deadline=deadline)
+        return [first, *(more(position) if more else [])]
+
+    return broadcast.per_recipient(table_id, players, frames)
 
 
 def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action: dict[str, Any],
                      played: EngineGame, finished_hand: dict[str, Any] | None,
-                     next_game: EngineGame | None) -> list[tuple[str, dict[str, Any]]]:
+                     next_game: EngineGame | None) -> Messages:
     """Per recipient, in order: the event (with that recipient's view of the position the action
     produced), then at the end of a hand the scoring, then the next hand's snapshot."""
-    from ..selectors.tables import engine_view, get_table, snapshot_frame
+    from ..selectors.tables import get_table, snapshot_frame
 
-    version = game.version
-    shown = public_action(action)
-    deadline = game.turn_deadline.isoformat() if game.turn_deadline else None
-    server_time = clock.now().isoformat()
-    recipients: list[tuple[str, int | None]] = [
-        (broadcast.seat_group(table.pk, p), p) for p in range(table.players)
-    ] + [(broadcast.public_group(table.pk), None)]
-    fresh_table = get_table(table.pk) if (next_game is not None or game.finished) else None
-    messages: list[tuple[str, dict[str, Any]]] = []
-    for group, position in recipients:
-        messages.append((group, {
-            "type": "event",
-            "version": version,
-            "hand_number": finished_hand["hand_number"] if finished_hand else game.hand_number,
-            "seat": seat,
-            "actor": actor,
-            "action": shown,
-            "view": engine_view(played, position, version),
-            "to_move": None if played.hand_over else played.to_move,
-            "deadline": None if played.hand_over else deadline,
-            "server_time": server_time,
-        }))
-        if finished_hand is not None:
-            messages.append((group, {"type": "hand_over", "version": version, **finished_hand}))
-            if next_game is not None:
-                messages.append((group, snapshot_frame(game, fresh_table, position, next_game)))
-            else:
-                messages.append((group, snapshot_frame(game, fresh_table, position, played)))
-    return messages
+    more = None
+    if finished_hand is not None:
+        fresh_table = get_table(table.pk)
+
+        def more(position: int | None) -> list[dict[str, Any]]:
+            return [{"type": "hand_over", "version": game.version, **finished_hand},
+                    snapshot_frame(game, fresh_table, position, next_game or played)]
+
+    hand_number = finished_hand["hand_number"] if finished_hand else game.hand_number
+    return _event_messages(table.pk, table.players, game_version=game.version, hand_number=hand_number, seat=seat,
+                           actor=actor, action=action, played=played, deadline=game.turn_deadline, more=more)

@@ -1,75 +1,205 @@
 """Who is at the table right now, across browser tabs and server processes.
 
-Nothing lives in a process's memory: each seat has a connection counter and a heartbeat key in
-the Django cache (Redis in production). A socket increments the counter when it connects and
-decrements it when it leaves; while connected, its consumer refreshes the heartbeat every
-`HEARTBEAT_SECONDS`. A seat is online when its counter is positive *and* its heartbeat is fresh,
-so a server process that dies without saying goodbye stops counting after `HEARTBEAT_TTL`.
+Nothing lives in one process's memory, and nothing is lost for good when Redis is flushed or
+restarted. Each open socket of a seated player is one member of the table's sorted set in Redis
+(`burraco:presence:<table>`, member `<position>|<socket>`, score = when it expires). The socket's
+consumer adds itself when it connects and again on every heartbeat (`HEARTBEAT_SECONDS`), so a
+flushed set is rebuilt by the sockets themselves within one heartbeat, and a socket of a process
+that died without saying goodbye stops counting after `TTL_SECONDS`. A seat is online while it has
+a member that has not expired.
+
+When a seat's last socket goes, the time is kept (`burraco:away:<table>` hash, game clock) so the
+scheduler can tell how long the player has been away; if that mark is lost too, the scheduler
+starts counting from when it first sees the seat empty, which can only give the player more time.
+
+Without Redis (the embedded single-process mode) the same structure lives in this process.
 """
 
 from __future__ import annotations
 
-from django.core.cache import cache
+import threading
+import time
+from datetime import datetime
+from functools import lru_cache
 
-HEARTBEAT_SECONDS = 15
-HEARTBEAT_TTL = 40
-COUNT_TTL = 24 * 3600
+from django.conf import settings
 
+from . import clock
 
-def _count_key(table_id: int, position: int) -> str:
-    return f"burraco:presence:{table_id}:{position}:count"
-
-
-def _seen_key(table_id: int, position: int) -> str:
-    return f"burraco:presence:{table_id}:{position}:seen"
+HEARTBEAT_SECONDS = 10
+TTL_SECONDS = 30
 
 
-def connected(table_id: int, position: int) -> None:
-    """A socket of this seat's player opened."""
-    key = _count_key(table_id, position)
-    cache.add(key, 0, timeout=COUNT_TTL)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=COUNT_TTL)
-        count = 1
-    if count < 1:  # a counter left negative by a lost process: start again from this socket
-        cache.set(key, 1, timeout=COUNT_TTL)
-    heartbeat(table_id, position)
+def _set_key(table_id: int) -> str:
+    return f"burraco:presence:{table_id}"
 
 
-def heartbeat(table_id: int, position: int) -> None:
-    """A socket of this seat is still there."""
-    cache.set(_seen_key(table_id, position), 1, timeout=HEARTBEAT_TTL)
-    cache.touch(_count_key(table_id, position), timeout=COUNT_TTL)
+def _away_key(table_id: int) -> str:
+    return f"burraco:away:{table_id}"
 
 
-def disconnected(table_id: int, position: int) -> None:
-    """A socket of this seat closed; the seat goes offline with its last socket."""
-    key = _count_key(table_id, position)
-    try:
-        count = cache.decr(key)
-    except ValueError:
-        count = 0
-    if count <= 0:
-        cache.delete_many([key, _seen_key(table_id, position)])
+class _MemoryStore:
+    """The embedded mode's stand-in for the two Redis structures (one process only)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.members: dict[int, dict[str, float]] = {}
+        self.away: dict[int, dict[int, str]] = {}
+
+    def add(self, table_id: int, member: str, expires: float) -> bool:
+        with self.lock:
+            table = self.members.setdefault(table_id, {})
+            new = member not in table
+            table[member] = expires
+            return new
+
+    def remove(self, table_id: int, member: str) -> None:
+        with self.lock:
+            self.members.get(table_id, {}).pop(member, None)
+
+    def live(self, table_id: int, now: float) -> list[str]:
+        with self.lock:
+            table = self.members.get(table_id, {})
+            for member in [m for m, exp in table.items() if exp <= now]:
+                del table[member]
+            return list(table)
+
+    def set_away(self, table_id: int, position: int, since: str | None) -> None:
+        with self.lock:
+            marks = self.away.setdefault(table_id, {})
+            if since is None:
+                marks.pop(position, None)
+            else:
+                marks.setdefault(position, since)
+
+    def get_away(self, table_id: int, position: int) -> str | None:
+        with self.lock:
+            return self.away.get(table_id, {}).get(position)
+
+
+_memory = _MemoryStore()
+
+
+def _redis():
+    """A client on the Redis of the site's cache, or None in the embedded mode (locmem cache)."""
+    cache = settings.CACHES["default"]
+    if not cache["BACKEND"].endswith("RedisCache"):
+        return None
+    return _client(cache["LOCATION"])
+
+
+@lru_cache(maxsize=4)
+def _client(location: str):
+    import redis
+
+    return redis.Redis.from_url(location, socket_timeout=2, socket_connect_timeout=2, health_check_interval=30)
+
+
+def _prefix() -> str:
+    return settings.CACHES["default"].get("KEY_PREFIX", "") or ""
+
+
+SPECTATOR = "-"
+
+
+def _member(position: int | None, user_id: int, socket_id: str) -> str:
+    return f"{SPECTATOR if position is None else position}|{user_id}|{socket_id}"
+
+
+def _add(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:
+    expires = time.time() + TTL_SECONDS
+    member = _member(position, user_id, socket_id)
+    client = _redis()
+    if client is None:
+        added = _memory.add(table_id, member, expires)
+        if position is not None:
+            _memory.set_away(table_id, position, None)
+        return added
+    key = _prefix() + _set_key(table_id)
+    pipe = client.pipeline(transaction=False)
+    pipe.zadd(key, {member: expires})
+    pipe.expire(key, 2 * TTL_SECONDS)
+    if position is not None:
+        pipe.hdel(_prefix() + _away_key(table_id), str(position))
+    return bool(pipe.execute()[0])
+
+
+def _live_members(table_id: int) -> list[tuple[str, str]]:
+    """(position or "-", user id) of every live socket at the table."""
+    now = time.time()
+    client = _redis()
+    if client is None:
+        members = _memory.live(table_id, now)
+    else:
+        members = [m.decode() for m in client.zrangebyscore(_prefix() + _set_key(table_id), now, "+inf")]
+    return [tuple(m.split("|", 2)[:2]) for m in members]
+
+
+def _live_positions(table_id: int) -> set[int]:
+    return {int(position) for position, _user in _live_members(table_id) if position != SPECTATOR}
+
+
+def sockets_of(table_id: int, user_id: int) -> int:
+    """How many live sockets this person has open at this table (seated or watching)."""
+    return sum(1 for _position, user in _live_members(table_id) if user == str(user_id))
+
+
+def connected(table_id: int, position: int | None, user_id: int, socket_id: str) -> None:
+    """A socket of this person opened at the table (`position` None: watching)."""
+    _add(table_id, position, user_id, socket_id)
+
+
+def heartbeat(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:
+    """A socket is still there. True when it had been forgotten (Redis lost it) and is back."""
+    return _add(table_id, position, user_id, socket_id)
+
+
+def disconnected(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:
+    """A socket closed. True when it was its seat's last one (the player is now away)."""
+    member = _member(position, user_id, socket_id)
+    client = _redis()
+    if client is None:
+        _memory.remove(table_id, member)
+    else:
+        client.zrem(_prefix() + _set_key(table_id), member)
+    if position is None or position in _live_positions(table_id):
+        return False
+    mark_away(table_id, position)
+    return True
+
+
+def mark_away(table_id: int, position: int, since: datetime | None = None) -> datetime:
+    """Note when the seat was first seen without a socket (kept if already noted); returns it."""
+    stamp = (since or clock.now()).isoformat()
+    client = _redis()
+    if client is None:
+        _memory.set_away(table_id, position, stamp)
+        return datetime.fromisoformat(_memory.get_away(table_id, position))
+    key = _prefix() + _away_key(table_id)
+    client.hsetnx(key, str(position), stamp)
+    client.expire(key, 24 * 3600)
+    return datetime.fromisoformat(client.hget(key, str(position)).decode())
+
+
+def away_since(table_id: int, position: int) -> datetime | None:
+    client = _redis()
+    if client is None:
+        value = _memory.get_away(table_id, position)
+    else:
+        raw = client.hget(_prefix() + _away_key(table_id), str(position))
+        value = raw.decode() if raw else None
+    return datetime.fromisoformat(value) if value else None
 
 
 def is_online(table_id: int, position: int) -> bool:
     """Does the player of this seat have at least one live socket on the table?"""
-    values = cache.get_many([_count_key(table_id, position), _seen_key(table_id, position)])
-    return int(values.get(_count_key(table_id, position), 0) or 0) > 0 and _seen_key(table_id, position) in values
+    return position in _live_positions(table_id)
 
 
 def seats_online(table_id: int, positions: range | list[int] | None = None) -> dict[int, bool]:
     """Online state of every seat (positions 0-3 unless given)."""
-    positions = list(positions if positions is not None else range(4))
-    keys = [k for p in positions for k in (_count_key(table_id, p), _seen_key(table_id, p))]
-    values = cache.get_many(keys)
-    return {
-        p: int(values.get(_count_key(table_id, p), 0) or 0) > 0 and _seen_key(table_id, p) in values
-        for p in positions
-    }
+    live = _live_positions(table_id)
+    return {p: p in live for p in (positions if positions is not None else range(4))}
 
 
 def announce(table_id: int) -> None:

@@ -8,7 +8,6 @@ with an Italian message (Django i18n) that the views show as they are.
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -17,7 +16,7 @@ from django.utils.translation import gettext as _
 from ..engine import Game as EngineGame
 from ..engine import Ruleset
 from ..models import BotLevel, Game, Hand, Seat, Table
-from . import broadcast, clock, presence, turns
+from . import broadcast, presence, turns
 
 
 class TableError(Exception):
@@ -199,23 +198,14 @@ def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Ta
     return table
 
 
-def deadline_for(engine_game: EngineGame, table: Table, *, previous=None, same_turn: bool = False):
-    """When the seat to move runs out of time: the draw timer while it must draw, the timer for
-    the rest of the turn after; within one turn the rest-of-turn deadline does not restart."""
-    if engine_game.hand_over:
-        return None
-    if same_turn and previous is not None and engine_game.phase != "draw":
-        return previous
-    seconds = table.draw_seconds if engine_game.phase == "draw" else table.play_seconds
-    return clock.now() + timedelta(seconds=seconds)
-
-
 def start_game(table: Table) -> Game:
     """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic)."""
     if table.status != Table.Status.WAITING or Game.objects.filter(table=table).exists():
         raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
     ruleset = Ruleset.from_dict(table.options)
     engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom())
+    deadline = turns.deadline_for(engine_game, table)
+    mover = next(s for s in _seats(table) if s.position == engine_game.to_move)
     game = Game.objects.create(
         table=table,
         hand_number=engine_game.hand_number + 1,
@@ -223,7 +213,8 @@ def start_game(table: Table) -> Game:
         totals=list(engine_game.totals),
         version=0,
         to_move=engine_game.to_move,
-        turn_deadline=deadline_for(engine_game, table),
+        turn_deadline=deadline,
+        due_at=turns.due_at(table.pk, _mover(mover), deadline, table.disconnect_grace_seconds),
     )
     Hand.objects.create(game=game, number=engine_game.hand_number + 1, deal=engine_game.deal)
     table.status = Table.Status.PLAYING
@@ -242,6 +233,12 @@ def start_game(table: Table) -> Game:
     return game
 
 
+def _mover(seat: Seat):
+    from .play import SeatFacts
+
+    return SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer, seat.consecutive_timeouts)
+
+
 def take_seat_back(*, table_id: int, user) -> Seat:
     """"Sono tornato": the person takes their seat back from the computer that covered it."""
     with transaction.atomic():
@@ -256,12 +253,14 @@ def take_seat_back(*, table_id: int, user) -> Seat:
             seat.covered_by_computer = False
             seat.consecutive_timeouts = 0
             seat.save(update_fields=["covered_by_computer", "consecutive_timeouts"])
-        game = Game.objects.filter(table_id=table_id).only("id", "version").first()
+        game = Game.objects.select_for_update().filter(table_id=table_id, finished=False).first()
+        if game is not None and game.to_move == seat.position and game.turn_deadline is not None:
+            # The person plays this turn again: the scheduler's next look is their deadline.
+            game.due_at = game.turn_deadline
+            game.save(update_fields=["due_at"])
 
         def after() -> None:
             presence.announce(table_id)
-            if game is not None:
-                turns.after_change(game.pk, game.version)
 
         transaction.on_commit(after)
     return seat

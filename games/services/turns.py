@@ -1,49 +1,97 @@
-"""After every change to a game: schedule its turn timer and any computer move.
+"""The clock of a turn: its deadline, when the scheduler must look at the game, and the
+computer's next move.
 
-The play service calls `after_change` from `transaction.on_commit`, so whatever it schedules
-sees committed state. It is called once per new version (and again, harmlessly, by "Sono
-tornato"); everything it schedules carries the version, and a task whose version moved on does
-nothing (see `timeouts`).
-
-- A computer seat, or a person's seat the computer covers, to move: its next action after a
-  short human-like pause (`BOT_MOVE_DELAY_SECONDS`).
-- A person to move: the countdown task at `Game.turn_deadline`; and, if the person has no live
-  socket at the table, a presence check when the disconnect grace runs out.
+Deadlines are data. Every write of a game sets `Game.turn_deadline` (when the seat to move runs
+out of time) and `Game.due_at` (when the server must next look at the game: that deadline, or
+when an absent player's grace runs out, or, for a computer to move, a little after its move
+should have come). The scheduler (`games.services.scheduler`) scans the index on `due_at` about
+once a second; nothing is published per action. The only task queued on a change is the
+computer's own move, and only when a computer (or the computer covering a person) is to move;
+if that task is lost, `due_at` brings the scheduler to it.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
+from typing import Protocol
 
-from ..models import Game, Seat
+from django.conf import settings
+
 from . import clock, presence
 
 log = logging.getLogger(__name__)
 
+# A computer's move that has not come this long after it was due is played by the scheduler.
+COMPUTER_SLACK_SECONDS = 5
 
-def after_change(game_id: int, version: int) -> None:
-    """Schedule the timer for the turn now in play and the computer's move if it is a computer's turn."""
+
+class TurnTimes(Protocol):
+    draw_seconds: int
+    play_seconds: int
+
+
+class Mover(Protocol):
+    position: int
+    user_id: int | None
+
+    @property
+    def computer_plays(self) -> bool: ...
+
+
+def bot_delay() -> float:
+    """Seconds a computer waits before each action (a human-like pause; 0 in tests)."""
+    return max(0.0, float(settings.BOT_MOVE_DELAY_SECONDS))
+
+
+def deadline_for(engine_game, table: TurnTimes, *, previous: datetime | None = None,
+                 same_turn: bool = False) -> datetime | None:
+    """When the seat to move runs out of time: the draw timer while it must draw, the timer for
+    the rest of the turn after; within one turn the rest-of-turn deadline does not restart."""
+    if engine_game.hand_over:
+        return None
+    if same_turn and previous is not None and engine_game.phase != "draw":
+        return previous
+    seconds = table.draw_seconds if engine_game.phase == "draw" else table.play_seconds
+    return clock.now() + timedelta(seconds=seconds)
+
+
+def due_at(table_id: int, mover: Mover, deadline: datetime | None, grace_seconds: int) -> datetime | None:
+    """When the scheduler must look at the game whose seat `mover` is to move."""
+    if deadline is None:
+        return None
+    if mover.computer_plays:
+        return clock.now() + timedelta(seconds=bot_delay() + COMPUTER_SLACK_SECONDS)
+    if mover.user_id is None or presence.is_online(table_id, mover.position):
+        return deadline
+    since = presence.mark_away(table_id, mover.position)
+    return min(deadline, since + timedelta(seconds=grace_seconds))
+
+
+def after_change(game_id: int, version: int, *, computer_next: bool | None = None) -> None:
+    """After a change is committed: queue the computer's move if a computer is to move.
+
+    `computer_next` is what the writer already knows (None: look it up). A failure to queue is
+    logged, not raised: the change is committed and `due_at` brings the scheduler to the game.
+    """
+    if computer_next is False:
+        return
     try:
-        _schedule_turn(game_id, version)
-    except Exception:  # the change is committed; the sweep will catch up if scheduling failed
-        log.exception("could not schedule the turn of game %s v%s", game_id, version)
+        if computer_next is None and not _computer_to_move(game_id, version):
+            return
+        from .. import tasks
+
+        tasks.computer_move.apply_async((game_id, version), countdown=bot_delay())
+    except Exception:  # noqa: BLE001 - see docstring
+        log.warning("could not queue the computer's move for game %s v%s; the scheduler will play it",
+                    game_id, version, exc_info=True)
 
 
-def _schedule_turn(game_id: int, version: int) -> None:
-    from . import timeouts  # imported here: timeouts uses the play service, which imports this module
+def _computer_to_move(game_id: int, version: int) -> bool:
+    from ..models import Game, Seat
 
-    game = Game.objects.filter(pk=game_id).select_related("table").first()
+    game = Game.objects.filter(pk=game_id).only("version", "finished", "to_move", "table_id").first()
     if game is None or game.finished or game.version != version or game.to_move is None:
-        return  # a later change schedules its own turn
+        return False
     seat = Seat.objects.filter(table_id=game.table_id, position=game.to_move).first()
-    if seat is None:
-        return
-    if timeouts.computer_plays(seat):
-        timeouts._schedule("computer_move", game_id, version, timeouts.bot_delay())
-        return
-    if game.turn_deadline is not None:
-        remaining = (game.turn_deadline - clock.now()).total_seconds()
-        timeouts._schedule("turn_timeout", game_id, version, remaining)
-    if seat.user_id is not None and not presence.is_online(game.table_id, seat.position):
-        waited = (clock.now() - timeouts.away_since(game, seat.position)).total_seconds()
-        timeouts._schedule("presence_check", game_id, version, game.table.disconnect_grace_seconds - waited)
+    return seat is not None and (seat.is_computer or seat.covered_by_computer)

@@ -29,8 +29,12 @@ def session_cookie(user) -> bytes:
     return f"sessionid={client.cookies['sessionid'].value}".encode()
 
 
+HOST = (b"host", b"127.0.0.1")
+
+
 def ws_headers(user=None, origin: tuple[bytes, bytes] = ORIGIN) -> list[tuple[bytes, bytes]]:
-    headers = [origin]
+    """What a browser on http://127.0.0.1 sends: the Host it opened the socket on and its Origin."""
+    headers = [HOST, origin]
     if user is not None:
         headers.append((b"cookie", session_cookie(user)))
     return headers

@@ -3,15 +3,18 @@ POST view and the pages that show it afterwards."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 from django.urls import reverse
 
+from games import tasks
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove, Ruleset
 from games.models import Game, Hand, Move, PlayerRating, RatingChange, Table
-from games.services import broadcast, ratings, timeouts, turns
+from games.services import broadcast, clock, ratings, scheduler, timeouts, turns
 from games.services.play import abandon_match, submit_action
 from games.services.replays import build_hand_replay, verify_game
 from games.services.tables import create_table, sit
@@ -26,7 +29,7 @@ real_after_change = turns.after_change
 def after_change(monkeypatch):
     """Record the calls of the scheduling hook instead of scheduling timers."""
     calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version: calls.append((game_id, version)))
+    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: calls.append((game_id, version)))
     return calls
 
 
@@ -113,7 +116,7 @@ def test_abandoning_finishes_the_match_for_the_other_side_with_the_hand_unscored
     assert after_change[-1] == (game.pk, version + 1)
     # The hook itself schedules nothing for a finished game: no timer, no computer move.
     scheduled: list[tuple] = []
-    monkeypatch.setattr(timeouts, "_schedule", lambda *args: scheduled.append(args))
+    monkeypatch.setattr(tasks.computer_move, "apply_async", lambda *args, **kw: scheduled.append(args))
     real_after_change(game.pk, version + 1)
     real_after_change(game.pk, version)
     assert scheduled == []
@@ -136,12 +139,12 @@ def test_abandoning_finishes_the_match_for_the_other_side_with_the_hand_unscored
     assert table_frames and table_frames[-1]["table"]["status"] == "finished"
 
     # Nothing more happens to a finished game: old timers and computer tasks are stale, actions refused.
-    assert timeouts.handle_deadline(game.pk, version) == "stale"
+    assert timeouts.handle_due(game.pk, version) == "stale"
     assert timeouts.play_computer_move(game.pk, version + 1) == "stale"
     with pytest.raises(IllegalMove) as info:
         submit_action(game_id=game.pk, seat=0, action={"type": "draw"}, user=anna)
     assert info.value.code == "not_playing"
-    timeouts.sweep()
+    scheduler.run_due(clock.now() + timedelta(hours=1))  # nothing of a finished game is ever due
     assert Game.objects.get(pk=game.pk).version == version + 1
 
 

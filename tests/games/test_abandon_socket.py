@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def quiet_turns(monkeypatch):
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version: None)
+    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
 
 
 @database_sync_to_async

@@ -40,7 +40,7 @@ def asgi_application():
 @pytest.fixture(autouse=True)
 def quiet_turns(monkeypatch):
     # No timers or computer moves here: this file is about the socket.
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version: None)
+    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
 
 
 @pytest.fixture
@@ -191,7 +191,7 @@ async def test_bad_frames_get_error_frames_and_the_socket_keeps_working(app):
     assert error["code"] == "bad_phrase"
     assert error["message"] == "In chat si possono usare solo le frasi proposte."
     await comm.send_json_to({"type": "ping"})
-    assert await receive_type(comm, "pong") == {"type": "pong"}
+    assert await receive_type(comm, "pong") == {"type": "pong", "version": 0}  # the game's version
     snap = await hello(comm)
     assert snap["seat"] == 0
     await comm.disconnect()
@@ -253,7 +253,7 @@ async def test_two_tabs_of_one_player_both_receive_and_both_can_act(app):
     await tab2.disconnect()
 
 
-async def test_reconnect_with_hello_gets_a_snapshot_at_the_right_version(app):
+async def test_reconnect_with_hello_gets_the_missed_events_or_a_snapshot(app):
     anna, bruno, game = await two_player_game()
     users = {0: anna, 1: bruno}
     mover = game.to_move
@@ -263,8 +263,15 @@ async def test_reconnect_with_hello_gets_a_snapshot_at_the_right_version(app):
     await receive_type(comm, "event")
     await comm.disconnect()
     back, _ = await connect(app, game.table_id, users[mover])
-    snap = await hello(back, last_version=0)
+    # It names the last version it saw: it gets the one event it missed, rebuilt for its seat.
+    await back.send_json_to({"type": "hello", "last_version": 0})
+    missed = await receive_type(back, "event")
     engine = EngineGame.from_dict((await reload(game)).state)
+    assert missed["version"] == 1 and missed["resync"] is True and missed["seat"] == mover
+    assert missed["view"]["hand"] == [c.text for c in engine.hand(mover)] and missed["view"]["phase"] == "play"
+    assert missed["deadline"] is not None
+    # Without a version (a fresh page) it gets the whole picture.
+    snap = await hello(back, last_version=None)
     assert snap["version"] == 1 and snap["view"]["hand"] == [c.text for c in engine.hand(mover)]
     assert snap["view"]["phase"] == "play"
     await back.disconnect()
@@ -297,6 +304,7 @@ async def test_chat_phrase_reaches_everyone_at_the_table(app):
     anna, bruno, game = await two_player_game()
     a, _ = await connect(app, game.table_id, anna)
     b, _ = await connect(app, game.table_id, bruno)
+    await receive_type(b, "presence")  # b has joined the table's groups
     await a.send_json_to({"type": "chat", "phrase": "bella_mano"})
     frame = await receive_type(b, "chat")
     assert frame == {"type": "chat", "seat": 0, "username": "anna", "phrase": "bella_mano", "text": "Bella mano!"}

@@ -98,7 +98,7 @@ def check_frame(frame: dict[str, Any], state: EngineGame, position: int | None) 
 
 
 def play_and_audit(monkeypatch, players: int, seed: int, target=None, max_hands: int = 1) -> tuple[int, Game]:
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version: None)
+    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
     cap = capture(monkeypatch)
     users = [make_user(f"s{seed}p{i}") for i in range(players)]
     table = started_table(users, target=target)

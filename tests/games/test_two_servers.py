@@ -54,7 +54,7 @@ def open_socket(base: str, table_id: int, user):
 
     return connect(
         f"{base}/ws/table/{table_id}/",
-        additional_headers={"Origin": "http://127.0.0.1", "Cookie": session_cookie(user).decode()},
+        additional_headers={"Origin": base.replace("ws://", "http://"), "Cookie": session_cookie(user).decode()},
         open_timeout=TIMEOUT,
     )
 

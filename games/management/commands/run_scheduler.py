@@ -1,0 +1,25 @@
+"""Run the turn scheduler in its own process (games/services/scheduler.py).
+
+Every Celery worker already runs one in a thread; this is for an operator who wants it apart
+(or a deployment without workers in some zone). Several may run at once: each tick claims its
+games with FOR UPDATE SKIP LOCKED, so no game is handled twice.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+from django.core.management.base import BaseCommand
+
+from games.services.scheduler import Scheduler
+
+
+class Command(BaseCommand):
+    help = "Scan for due turn deadlines and overdue computer moves about once a second."
+
+    def handle(self, *args, **options) -> None:
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        Scheduler().run_forever(stop)

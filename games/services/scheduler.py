@@ -1,0 +1,195 @@
+"""The turn scheduler: deadlines are data, and one loop finds the games that are due.
+
+About once a second (`SCHEDULER_INTERVAL_SECONDS`) `tick()`:
+1. checks that PostgreSQL and Redis answer; if either does not, the site cannot serve, so
+   nothing is enforced and the outage is remembered;
+2. when they answer again after an outage, moves every live turn deadline on by the outage's
+   length (players do not lose turns to the server's own outage) and tells each table its new
+   deadline with a `clock` frame; the record of the last healthy tick is a row in PostgreSQL
+   (`SchedulerState`), locked while it is read, so two schedulers never extend twice;
+3. claims the games whose `due_at` has passed (`FOR UPDATE SKIP LOCKED`, pushing their
+   `due_at` a lease ahead so a second scheduler skips them and a scheduler that dies mid-way
+   leaves them to the next), and hands each to `timeouts.handle_due` with the version it saw.
+
+The cost follows the work due, not the games in play: one indexed query per tick. The loop runs
+in every Celery worker (a thread started when the worker is ready, so timers fire with the
+worker alone, beat or not), in `manage.py run_scheduler` for an operator who wants it apart, and
+in the embedded single-process mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.utils import timezone
+
+from ..models import Game, SchedulerState
+from . import broadcast, clock
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS = 10  # a claimed game is left alone by other schedulers this long
+BATCH = 200  # games claimed per tick at most
+CLOCK_ROW = "clock"
+
+
+def interval() -> float:
+    return max(0.05, float(settings.SCHEDULER_INTERVAL_SECONDS))
+
+
+def outage_seconds() -> float:
+    """A gap between healthy ticks longer than this is an outage (ticks come every interval)."""
+    return max(3.0, 3 * interval())
+
+
+class Scheduler:
+    """One scheduler loop's memory: only whether it saw the services fail (a hint, not state:
+    the authoritative record of the last healthy tick is `SchedulerState`)."""
+
+    def __init__(self) -> None:
+        self.saw_outage_since: datetime | None = None
+
+    def tick(self) -> dict[str, Any]:
+        """One pass (see the module docstring); returns what it did."""
+        real_now = timezone.now()
+        if not _services_answer():
+            if self.saw_outage_since is None:
+                self.saw_outage_since = real_now
+                log.warning("scheduler: PostgreSQL or Redis is not answering; deadlines are on hold")
+            return {"healthy": False}
+        extended = _record_tick(real_now, outage_seen=self.saw_outage_since is not None)
+        if self.saw_outage_since is not None:
+            log.warning("scheduler: services answer again after %.1f s; %d deadlines moved on",
+                        (real_now - self.saw_outage_since).total_seconds(), extended)
+            self.saw_outage_since = None
+        done = run_due(clock.now())
+        return {"healthy": True, "extended": extended, **done}
+
+    def run_forever(self, stop: threading.Event | None = None) -> None:
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                self.tick()
+            except Exception:  # noqa: BLE001 - the loop must outlive any one failure
+                log.exception("scheduler tick failed")
+                if self.saw_outage_since is None:
+                    self.saw_outage_since = timezone.now()
+            finally:
+                close_old_connections()
+            stop.wait(max(0.0, interval() - (time.monotonic() - started)))
+
+
+def _services_answer() -> bool:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError:
+        connection.close()
+        return False
+    from django.core.cache import cache
+
+    try:
+        cache.get("burraco:scheduler:ping")
+    except Exception:  # noqa: BLE001 - any failure of the cache means Redis is down
+        return False
+    return True
+
+
+def _record_tick(real_now: datetime, *, outage_seen: bool) -> int:
+    """Note this healthy tick; after an outage this scheduler saw, extend the deadlines by the
+    time since the last healthy tick of any scheduler. Returns how many games were extended."""
+    extended: list[tuple[int, int, datetime | None]] = []
+    with transaction.atomic():
+        row = SchedulerState.objects.select_for_update().filter(name=CLOCK_ROW).first()
+        if row is None:
+            SchedulerState.objects.create(name=CLOCK_ROW, last_tick=real_now)
+            return 0
+        gap = (real_now - row.last_tick).total_seconds()
+        if outage_seen and gap > outage_seconds():
+            extended = _extend_deadlines(gap)
+        row.last_tick = real_now
+        row.save(update_fields=["last_tick"])
+    if extended:
+        _tell_new_deadlines(extended)
+    return len(extended)
+
+
+def _extend_deadlines(seconds: float) -> list[tuple[int, int, datetime | None]]:
+    shift = timedelta(seconds=seconds)
+    games = list(Game.objects.select_for_update().filter(finished=False, turn_deadline__isnull=False)
+                 .only("id", "table_id", "version", "turn_deadline", "due_at"))
+    for game in games:
+        game.turn_deadline += shift
+        if game.due_at is not None:
+            game.due_at += shift
+    Game.objects.bulk_update(games, ["turn_deadline", "due_at"], batch_size=500)
+    return [(g.table_id, g.version, g.turn_deadline) for g in games]
+
+
+def _tell_new_deadlines(extended: list[tuple[int, int, datetime | None]]) -> None:
+    now = clock.now().isoformat()
+    broadcast.deliver(
+        (broadcast.all_group(table_id), {"type": "clock", "version": version, "deadline": deadline.isoformat(),
+                                         "server_time": now, "reason": "outage"})
+        for table_id, version, deadline in extended
+    )
+
+
+_CLAIM_SQL = """
+UPDATE games_game SET due_at = %s
+ WHERE id IN (SELECT id FROM games_game
+               WHERE NOT finished AND due_at IS NOT NULL AND due_at <= %s
+               ORDER BY due_at LIMIT %s FOR UPDATE SKIP LOCKED)
+RETURNING id, version
+"""
+
+
+def claim_due(now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
+    """The games due by `now` (game clock), each leased to this scheduler for LEASE_SECONDS."""
+    lease = now + timedelta(seconds=LEASE_SECONDS)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_CLAIM_SQL, [lease, now, limit])
+            return [(int(i), int(v)) for i, v in cursor.fetchall()]
+    with transaction.atomic():  # SQLite: one process, one scheduler
+        due = list(Game.objects.filter(finished=False, due_at__isnull=False, due_at__lte=now)
+                   .order_by("due_at").values_list("id", "version")[:limit])
+        Game.objects.filter(pk__in=[i for i, _v in due]).update(due_at=lease)
+    return due
+
+
+def run_due(now: datetime) -> dict[str, int]:
+    """Hand every due game to `timeouts.handle_due`; one broken game does not stop the others."""
+    from . import timeouts
+
+    done: dict[str, int] = {}
+    for game_id, version in claim_due(now):
+        try:
+            outcome = timeouts.handle_due(game_id, version)
+        except Exception:  # noqa: BLE001
+            log.exception("scheduler: game %s v%s failed", game_id, version)
+            outcome = "failed"
+        done[outcome] = done.get(outcome, 0) + 1
+    return done
+
+
+_thread_lock = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def start_in_background() -> bool:
+    """Run the loop in a daemon thread of this process, once per process; True if started now."""
+    global _thread
+    with _thread_lock:
+        if _thread is not None and _thread.is_alive():
+            return False
+        _thread = threading.Thread(target=Scheduler().run_forever, name="turn-scheduler", daemon=True)
+        _thread.start()
+        return True
