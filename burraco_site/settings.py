@@ -135,7 +135,7 @@ if REDIS_URL:
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "burraco_site.cache.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
         }
     }

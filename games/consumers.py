@@ -10,17 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from channels.db import DatabaseSyncToAsync
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
 from django.utils.translation import gettext as _
+
+from burraco_site.dbthreads import run_db
 
 from .engine import IllegalMove
 from .selectors import lobby as lobby_selectors
@@ -42,15 +42,6 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4409
 CLOSE_ABUSE = 4429
-
-# Database and Redis work runs on this pool, never on the event loop and never on one shared
-# thread: each call takes a pooled connection and gives it back (close_old_connections).
-_executor = ThreadPoolExecutor(max_workers=int(os.environ.get("DB_THREADS", "8")), thread_name_prefix="db")
-
-
-def run_db(func):
-    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=_executor)
-
 
 def server_messages() -> dict[str, str]:
     """The server's own error codes and their Italian messages (docs/protocol.md)."""
@@ -104,7 +95,58 @@ class AbuseScore:
         return self.score >= self.limit
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class SocketConsumer(AsyncWebsocketConsumer):
+    """Channels' consumer without its per-message database clean-up.
+
+    Channels runs `close_old_connections` on its one shared thread before *every* message a
+    consumer handles (each frame from the client, each frame from the channel layer): a thread
+    hop per frame. These consumers touch the database only through `run_db`, which takes and
+    gives back its own connection, so there is nothing to clean up.
+    """
+
+    async def dispatch(self, message):
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class Heartbeats:
+    """One heartbeat for all the table sockets of this process: every HEARTBEAT_SECONDS a
+    single Redis round trip re-adds each of them to its table's presence (so a flushed Redis
+    knows them again within one beat), instead of a task and a round trip per socket."""
+
+    sockets: set[TableConsumer] = set()
+    task: asyncio.Task | None = None
+
+    @classmethod
+    def add(cls, consumer: TableConsumer) -> None:
+        cls.sockets.add(consumer)
+        if cls.task is None or cls.task.done():
+            cls.task = asyncio.get_running_loop().create_task(cls._run())
+
+    @classmethod
+    def discard(cls, consumer: TableConsumer) -> None:
+        cls.sockets.discard(consumer)
+
+    @classmethod
+    async def _run(cls) -> None:
+        while cls.sockets:
+            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            beats = [(c.table_id, c.position, c.user_id, c.channel_name) for c in list(cls.sockets)]
+            if not beats:
+                continue
+            try:
+                back = await run_db(presence.heartbeat_many)(beats)
+            except Exception:  # noqa: BLE001 - Redis is down: the next beat tries again
+                log.warning("presence heartbeat failed for %d sockets", len(beats))
+                continue
+            for table_id in back:  # seats that read as offline since a Redis restart
+                frame = await run_db(table_selectors.presence_frame)(table_id)
+                await broadcast.deliver_async([(broadcast.all_group(table_id), frame)])
+
+
+class TableConsumer(SocketConsumer):
     """One socket of one person at one table: a seated player or a spectator.
 
     The facts an action needs (table, game, seat, players, language) are read once when the socket
@@ -118,7 +160,6 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.groups_joined = []
-        self.heartbeat_task: asyncio.Task | None = None
         self.bucket = TokenBucket()
         self.abuse = AbuseScore()
         self.version: int | None = None
@@ -134,78 +175,56 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.user_id = user.pk
         self.language = getattr(user, "language", "") or settings.LANGUAGE_CODE
         try:
-            access = await run_db(table_selectors.socket_access)(self.table_id, user, self.scope.get("session"))
-            if access is not None and access["allowed"]:
-                too_many = await run_db(presence.sockets_of)(self.table_id, user.pk) >= MAX_SOCKETS_PER_TABLE
-            else:
-                too_many = False
+            opened = await run_db(table_selectors.open_socket)(
+                self.table_id, user, self.scope.get("session"), self.channel_name, MAX_SOCKETS_PER_TABLE)
         except Exception:  # noqa: BLE001 - the database or Redis is down: the page will retry
             log.warning("table %s: could not open a socket", self.table_id, exc_info=True)
             await self.close(code=1013)  # try again later
             return
-        if access is None:
-            await self.close(code=CLOSE_NOT_FOUND)
+        if opened["refused"]:
+            await self.close(code={"not_found": CLOSE_NOT_FOUND, "forbidden": CLOSE_FORBIDDEN,
+                                   "too_many": CLOSE_TOO_MANY}[opened["refused"]])
             return
-        if not access["allowed"]:
-            await self.close(code=CLOSE_FORBIDDEN)
-            return
-        if too_many:
-            await self.close(code=CLOSE_TOO_MANY)
-            return
-        self.players = access["players"]
-        self.game_id = access["game_id"]
-        await self._join(access["position"])
-        self.heartbeat_task = asyncio.create_task(self._heartbeat())
+        self.players = opened["players"]
+        self.game_id = opened["game_id"]
+        self.position = opened["position"]
+        self.counted = True
+        await self._join_groups()
+        if opened["presence"] is not None:
+            await broadcast.deliver_async([(broadcast.all_group(self.table_id), opened["presence"])])
+        Heartbeats.add(self)
 
-    async def _join(self, position: int | None) -> None:
-        """Join the groups of this socket's place at the table (leaving the old ones)."""
+    async def _join_groups(self) -> None:
         await self._leave_groups()
-        old, first = self.position, not self.counted
-        self.position = position
         groups = [broadcast.all_group(self.table_id)]
         groups.append(
-            broadcast.seat_group(self.table_id, position) if position is not None
+            broadcast.seat_group(self.table_id, self.position) if self.position is not None
             else broadcast.public_group(self.table_id)
         )
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
         self.groups_joined = groups
-        if first:
-            await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
-            self.counted = True
-            if position is not None:
-                await self._announce_presence()
-        elif old != position:
-            await run_db(presence.disconnected)(self.table_id, old, self.user_id, self.channel_name)
-            await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
-            await self._announce_presence()
+
+    async def _join(self, position: int | None) -> None:
+        """This person's seat changed (from another tab or the lobby): move the socket."""
+        old = self.position
+        self.position = position
+        await self._join_groups()
+        await run_db(presence.disconnected)(self.table_id, old, self.user_id, self.channel_name)
+        await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
+        await self._announce_presence()
 
     async def _leave_groups(self) -> None:
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = []
 
-    async def _heartbeat(self) -> None:
-        """Keep this socket counted (and recounted after a Redis flush)."""
-        while True:
-            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
-            try:
-                came_back = await run_db(presence.heartbeat)(self.table_id, self.position, self.user_id,
-                                                             self.channel_name)
-                if came_back and self.position is not None:
-                    await self._announce_presence()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - Redis is down: the next beat tries again
-                log.warning("table %s: presence heartbeat failed", self.table_id)
-
     async def _announce_presence(self) -> None:
         frame = await run_db(table_selectors.presence_frame)(self.table_id)
         await broadcast.deliver_async([(broadcast.all_group(self.table_id), frame)])
 
     async def disconnect(self, code: int) -> None:
-        if self.heartbeat_task is not None:
-            self.heartbeat_task.cancel()
+        Heartbeats.discard(self)
         await self._leave_groups()
         if self.counted:
             try:
@@ -231,8 +250,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Someone sat or stood up, or the game started: if this person's seat changed (from
         another tab or the lobby), move this socket to its new group and send it a snapshot."""
         if table.get("status") == "playing" and self.game_id is None:
-            access = await run_db(table_selectors.socket_access)(self.table_id, self.scope["user"], None)
-            self.game_id = access["game_id"] if access else None
+            self.game_id = await run_db(table_selectors.game_id_of)(self.table_id)
         username = self.scope["user"].get_username()
         position = next((s["position"] for s in table["seats"] if s["username"] == username), None)
         if position != self.position:
@@ -389,7 +407,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         ))
 
 
-class NotFoundConsumer(AsyncWebsocketConsumer):
+class NotFoundConsumer(SocketConsumer):
     """Any WebSocket path that is not routed: accepted and closed with 4404, no traceback."""
 
     async def connect(self) -> None:
@@ -397,7 +415,7 @@ class NotFoundConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_NOT_FOUND)
 
 
-class EchoConsumer(AsyncWebsocketConsumer):
+class EchoConsumer(SocketConsumer):
     """The load benchmark's baseline (routed only with BURRACO_BENCH_ECHO): each frame goes out
     through one group_send on the channel layer and comes back padded to the asked size, so the
     cost of Daphne, the layer and a socket send can be measured without any game work."""
@@ -424,7 +442,7 @@ class EchoConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps({"type": "echo", "pad": "x" * message["pad"]}))
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class LobbyConsumer(SocketConsumer):
     """The lobby's live list of public tables (nothing private, nothing hidden)."""
 
     async def connect(self) -> None:

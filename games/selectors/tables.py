@@ -100,22 +100,30 @@ def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def presence_list(table: Table) -> list[dict[str, Any]]:
-    online = presence.seats_online(table.pk, range(table.players))
+def _presence_rows(seats: Iterable[tuple[int, bool, bool]], online: set[int]) -> list[dict[str, Any]]:
+    """(position, computer, covered) per seat, in seat order, with who is online."""
     return [
-        {
-            "position": s.position,
-            "online": bool(s.is_computer or online.get(s.position, False)),
-            "covered_by_computer": s.covered_by_computer,
-            "computer": s.is_computer,
-        }
-        for s in seats_in_order(table)
+        {"position": position, "online": computer or position in online, "covered_by_computer": covered,
+         "computer": computer}
+        for position, computer, covered in sorted(seats)
     ]
 
 
+def presence_list(table: Table) -> list[dict[str, Any]]:
+    return _presence_rows(((s.position, s.is_computer, s.covered_by_computer) for s in table.seats.all()),
+                          presence.online_positions(table.pk))
+
+
+def _seat_rows(table_id: int) -> list[tuple[int, int | None, bool, bool]]:
+    """(position, user id, computer, covered) of every seat: two columns' worth, no models."""
+    return [(p, u, bool(b), c) for p, u, b, c in Seat.objects.filter(table_id=table_id)
+            .values_list("position", "user_id", "bot_level", "covered_by_computer")]
+
+
 def presence_frame(table_id: int) -> dict[str, Any]:
-    table = get_table(table_id)
-    return {"type": "presence", "seats": presence_list(table) if table else []}
+    seats = _seat_rows(table_id)
+    return {"type": "presence", "seats": _presence_rows(((p, b, c) for p, _u, b, c in seats),
+                                                         presence.online_positions(table_id))}
 
 
 def table_frame(table: Table) -> dict[str, Any]:
@@ -177,18 +185,30 @@ def snapshot_messages(game_id: int) -> list[tuple[str, dict[str, Any]]]:
     return messages
 
 
-def socket_access(table_id: int, user, session) -> dict[str, Any] | None:
-    """What a table socket needs to know once, when it opens (None: no such table)."""
-    table = get_table(table_id)
-    if table is None:
-        return None
-    game_id = Game.objects.filter(table_id=table_id).values_list("id", flat=True).first()
-    return {
-        "allowed": can_watch(table, user, invited_table_ids(session)),
-        "position": user_position(table, user),
-        "players": table.players,
-        "game_id": game_id,
-    }
+def game_id_of(table_id: int) -> int | None:
+    return Game.objects.filter(table_id=table_id).values_list("id", flat=True).first()
+
+
+def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) -> dict[str, Any]:
+    """Everything a table socket does when it opens, in one call: may this person be here, in
+    which seat, at which game; count the socket in; and the presence frame to send if a seated
+    player just came online (`refused`: "not_found", "forbidden" or "too_many")."""
+    out: dict[str, Any] = {"refused": None, "players": None, "game_id": None, "position": None, "presence": None}
+    row = (Table.objects.filter(pk=table_id).values_list("players", "private", "creator_id", "game__id").first())
+    if row is None:
+        return out | {"refused": "not_found"}
+    players, private, creator_id, game_id = row
+    seats = _seat_rows(table_id)
+    position = next((p for p, u, _b, _c in sorted(seats) if u == user.pk), None)
+    if private and not (creator_id == user.pk or position is not None or table_id in invited_table_ids(session)):
+        return out | {"refused": "forbidden"}
+    if presence.sockets_of(table_id, user.pk) >= max_sockets:
+        return out | {"refused": "too_many"}
+    online = presence.connected(table_id, position, user.pk, socket_id)
+    frame = None
+    if position is not None:
+        frame = {"type": "presence", "seats": _presence_rows(((p, b, c) for p, _u, b, c in seats), online)}
+    return out | {"players": players, "game_id": game_id, "position": position, "presence": frame}
 
 
 def current_version(table_id: int) -> int | None:

@@ -36,7 +36,7 @@ from django.utils.translation import gettext as _
 from ..engine import Game as EngineGame
 from ..engine import IllegalMove
 from ..models import Game, Hand, Move, Seat, Table
-from . import broadcast, clock, ratings, turns
+from . import broadcast, clock, presence, ratings, turns
 from .broadcast import Messages
 
 ACTORS = {c.value for c in Move.Actor}
@@ -225,8 +225,9 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
         same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
         new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
         mover = next(s for s in seats if s.position == engine_game.to_move)
+        online, watched = presence.at_table(table_id)
         new_due = due_at if same_turn and due_at is not None else turns.due_at(
-            table_id, mover, new_deadline, grace)
+            table_id, mover, new_deadline, grace, online)
         now = timezone.now()
         cursor.execute(_WRITE_SQL, [
             json.dumps(engine_game.to_dict(), separators=(",", ":")), new_version, engine_game.to_move,
@@ -238,7 +239,8 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
                 raise refusal("stale_version")
             return _LOST_RACE
     messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
-                               actor=actor, action=record, played=engine_game, deadline=new_deadline)
+                               actor=actor, action=record, played=engine_game, deadline=new_deadline,
+                               spectators=watched)
     return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays)
 
 
@@ -476,8 +478,11 @@ def event_frame(*, version: int, hand_number: int, seat: int, actor: str, action
 
 def _event_messages(table_id: int, players: int, *, game_version: int, hand_number: int, seat: int, actor: str,
                     action: dict[str, Any], played: EngineGame, deadline: datetime | None,
-                    more: Callable[[int | None], list[dict[str, Any]]] | None = None) -> Messages:
+                    more: Callable[[int | None], list[dict[str, Any]]] | None = None,
+                    spectators: bool = True) -> Messages:
     def frames(position: int | None) -> list[dict[str, Any]]:
+        if position is None and not spectators:
+            return []  # nobody watches: no public view to build or publish
         first = event_frame(version=game_version, hand_number=hand_number, seat=seat, actor=actor, action=action,
                             played=played, position=position, deadline=deadline)
         return [first, *(more(position) if more else [])]

@@ -26,8 +26,8 @@ from django.conf import settings
 
 from . import clock
 
-HEARTBEAT_SECONDS = 10
-TTL_SECONDS = 30
+HEARTBEAT_SECONDS = 15
+TTL_SECONDS = 40
 
 
 def _set_key(table_id: int) -> str:
@@ -144,14 +144,47 @@ def sockets_of(table_id: int, user_id: int) -> int:
     return sum(1 for _position, user in _live_members(table_id) if user == str(user_id))
 
 
-def connected(table_id: int, position: int | None, user_id: int, socket_id: str) -> None:
-    """A socket of this person opened at the table (`position` None: watching)."""
+def connected(table_id: int, position: int | None, user_id: int, socket_id: str) -> set[int]:
+    """A socket of this person opened at the table (`position` None: watching); returns the
+    seats online now."""
     _add(table_id, position, user_id, socket_id)
+    return _live_positions(table_id)
+
+
+def online_positions(table_id: int) -> set[int]:
+    """The seats with at least one live socket."""
+    return _live_positions(table_id)
 
 
 def heartbeat(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:
     """A socket is still there. True when it had been forgotten (Redis lost it) and is back."""
     return _add(table_id, position, user_id, socket_id)
+
+
+def heartbeat_many(sockets: list[tuple[int, int | None, int, str]]) -> set[int]:
+    """The heartbeat of every socket of a process in one round trip: (table, position, user,
+    socket) each. Returns the tables where a seated socket had been forgotten (Redis was
+    flushed or restarted) and so is back online now."""
+    expires = time.time() + TTL_SECONDS
+    client = _redis()
+    if client is None:
+        return {t for t, position, user, sock in sockets
+                if _memory.add(t, _member(position, user, sock), expires) and position is not None}
+    prefix = _prefix()
+    pipe = client.pipeline(transaction=False)
+    for table_id, position, user_id, socket_id in sockets:
+        pipe.zadd(prefix + _set_key(table_id), {_member(position, user_id, socket_id): expires})
+    for table_id in {s[0] for s in sockets}:
+        pipe.expire(prefix + _set_key(table_id), 2 * TTL_SECONDS)
+    added = pipe.execute()[: len(sockets)]
+    return {s[0] for s, new in zip(sockets, added, strict=True) if new and s[1] is not None}
+
+
+def at_table(table_id: int) -> tuple[set[int], bool]:
+    """The seats online and whether anyone watches without a seat, in one look-up (the play
+    path asks both on every action: who is away, and is the public group worth a frame)."""
+    members = _live_members(table_id)
+    return ({int(p) for p, _u in members if p != SPECTATOR}, any(p == SPECTATOR for p, _u in members))
 
 
 def disconnected(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:

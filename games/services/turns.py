@@ -56,13 +56,17 @@ def deadline_for(engine_game, table: TurnTimes, *, previous: datetime | None = N
     return clock.now() + timedelta(seconds=seconds)
 
 
-def due_at(table_id: int, mover: Mover, deadline: datetime | None, grace_seconds: int) -> datetime | None:
-    """When the scheduler must look at the game whose seat `mover` is to move."""
+def due_at(table_id: int, mover: Mover, deadline: datetime | None, grace_seconds: int,
+           online: set[int] | None = None) -> datetime | None:
+    """When the scheduler must look at the game whose seat `mover` is to move (`online`: the
+    seats online, if the caller has just looked them up)."""
     if deadline is None:
         return None
     if mover.computer_plays:
         return clock.now() + timedelta(seconds=bot_delay() + COMPUTER_SLACK_SECONDS)
-    if mover.user_id is None or presence.is_online(table_id, mover.position):
+    if online is None:
+        online = presence.online_positions(table_id)
+    if mover.user_id is None or mover.position in online:
         return deadline
     since = presence.mark_away(table_id, mover.position)
     return min(deadline, since + timedelta(seconds=grace_seconds))

@@ -17,7 +17,7 @@ import pytest
 
 from games.engine import Game as EngineGame
 from games.models import Game
-from games.services import turns
+from games.services import presence, turns
 from games.services.play import submit_action
 from tests.games.helpers import capture, engine_of, make_user, random_legal, started_table
 
@@ -102,6 +102,8 @@ def play_and_audit(monkeypatch, players: int, seed: int, target=None, max_hands:
     cap = capture(monkeypatch)
     users = [make_user(f"s{seed}p{i}") for i in range(players)]
     table = started_table(users, target=target)
+    # Someone watches without a seat, so every change also builds the spectators' public frames.
+    presence.connected(table.pk, None, make_user(f"s{seed}watcher").pk, "watcher-socket")
     game = Game.objects.get(table=table)
     rng = random.Random(seed)
     seat_groups = {f"table.{table.pk}.seat.{p}": p for p in range(players)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from urllib.parse import urlsplit, urlunsplit
 
@@ -34,7 +35,7 @@ class Command(BaseCommand):
         parser.add_argument("--connect-seconds", type=float, default=10.0,
                             help="spread the socket handshakes over this many seconds")
         parser.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
-        parser.add_argument("--db-name", default="burraco_live_bench")
+        parser.add_argument("--db-name", default=f"burraco_live_bench_{os.getpid()}")
         parser.add_argument("--keep", action="store_true")
         parser.add_argument("--json", action="store_true")
 
@@ -62,6 +63,7 @@ class Command(BaseCommand):
                                      # the sessions were signed with this process's key
                                      "SECRET_KEY": settings.SECRET_KEY}).start()
             measure = _measurer(stack, connection.settings_dict["NAME"])
+            live.restart_clocks([t["id"] for t in tables])
             say(f"playing on ports {stack.daphne_ports} for {options['seconds']} s ...")
             report["load"] = asyncio.run(live.run_load(
                 tables, stack.daphne_ports, pace=options["pace"], seconds=options["seconds"],
@@ -82,7 +84,7 @@ class Command(BaseCommand):
             connection.close()
             if not options["keep"]:
                 creation.destroy_test_db(old_name, verbosity=0)
-        report["machine"]["loadavg_at_end"] = [round(x, 2) for x in __import__("os").getloadavg()]
+        report["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
         self.stdout.write(json.dumps(report, indent=1))
 
 
