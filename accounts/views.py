@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -19,15 +20,19 @@ def signup(request):
         return redirect("home")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = services.user_create(
-            username=form.cleaned_data["username"],
-            email=form.cleaned_data["email"],
-            password=form.cleaned_data["password1"],
-            language=request.LANGUAGE_CODE if request.LANGUAGE_CODE in ("it", "en") else "it",
-        )
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, _("Benvenuto, %(name)s! Il tuo account è pronto.") % {"name": user.username})
-        return redirect("home")
+        try:
+            user = services.user_create(
+                username=form.cleaned_data["username"],
+                email=form.cleaned_data["email"],
+                password=form.cleaned_data["password1"],
+                language=request.LANGUAGE_CODE if request.LANGUAGE_CODE in ("it", "en") else "it",
+            )
+        except ValidationError as error:  # a race with another sign-up
+            form.add_error(None, error)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, _("Benvenuto, %(name)s! Il tuo account è pronto.") % {"name": user.username})
+            return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
 
 
