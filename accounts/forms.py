@@ -3,17 +3,22 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.forms import UsernameField
 from django.utils.translation import gettext_lazy as _
 
+from . import services
 from .models import User
 from .selectors import email_taken
+from .validators import USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH, rule_text
 
 
 class SignupForm(forms.Form):
     """Sign up: username, e-mail, password twice, through Django's password validators."""
 
+    # No max_length here: the username rule reports a wrong length with the whole rule.
     username = UsernameField(
         label=_("Nome utente"),
-        max_length=150,
-        help_text=_("Fino a 150 caratteri: lettere, cifre e @ . + - _"),
+        widget=forms.TextInput(attrs={
+            "autocapitalize": "none", "autocomplete": "username",
+            "minlength": USERNAME_MIN_LENGTH, "maxlength": USERNAME_MAX_LENGTH,
+        }),
     )
     email = forms.EmailField(label=_("E-mail"))
     password1 = forms.CharField(
@@ -25,12 +30,12 @@ class SignupForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["username"].help_text = rule_text()  # in the language of this request
+
     def clean_username(self):
-        username = self.cleaned_data["username"]
-        User.username_validator(username)
-        if User.objects.filter(username__iexact=username).exists():
-            raise forms.ValidationError(_("Questo nome utente è già in uso: scegline un altro."))
-        return username
+        return services.check_new_username(self.cleaned_data["username"])
 
     def clean_email(self):
         email = self.cleaned_data["email"]

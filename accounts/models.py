@@ -20,4 +20,10 @@ class User(AbstractUser):
         swappable = "AUTH_USER_MODEL"
         constraints = [
             models.UniqueConstraint(Lower("email"), name="accounts_user_email_ci_unique"),
+            # "Mario" and "mario" would be two players who look the same on every page.
+            models.UniqueConstraint(
+                Lower("username"),
+                name="accounts_user_username_ci_unique",
+                violation_error_message=_("Questo nome utente è già in uso: scegline un altro."),
+            ),
         ]

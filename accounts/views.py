@@ -1,9 +1,11 @@
 """Account pages: thin views over the services and selectors."""
 
+from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -13,21 +15,41 @@ from .forms import LanguageForm, SignupForm
 from .selectors import profile_user
 
 
+def _signup_limited(request, cap: services.SignupCap):
+    minutes = max(1, -(-cap.retry_after_seconds // 60))
+    response = render(request, "accounts/signup_limited.html", {"limit": cap.limit, "minutes": minutes}, status=429)
+    response["Retry-After"] = str(cap.retry_after_seconds)
+    return response
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request):
     if request.user.is_authenticated:
         return redirect("home")
+    address = get_client_ip_address(request)  # the same address django-axes locks log-ins by
+    if request.method == "POST":
+        cap = services.signup_cap(address)
+        if not cap.allowed:
+            return _signup_limited(request, cap)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = services.user_create(
-            username=form.cleaned_data["username"],
-            email=form.cleaned_data["email"],
-            password=form.cleaned_data["password1"],
-            language=request.LANGUAGE_CODE if request.LANGUAGE_CODE in ("it", "en") else "it",
-        )
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, _("Benvenuto, %(name)s! Il tuo account è pronto.") % {"name": user.username})
-        return redirect("home")
+        cap = services.signup_take_slot(address)
+        if not cap.allowed:
+            return _signup_limited(request, cap)
+        try:
+            user = services.user_create(
+                username=form.cleaned_data["username"],
+                email=form.cleaned_data["email"],
+                password=form.cleaned_data["password1"],
+                language=request.LANGUAGE_CODE if request.LANGUAGE_CODE in ("it", "en") else "it",
+            )
+        except ValidationError as error:  # a race with another sign-up
+            services.signup_release_slot(address)
+            form.add_error(None, error)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, _("Benvenuto, %(name)s! Il tuo account è pronto.") % {"name": user.username})
+            return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
 
 

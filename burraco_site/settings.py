@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "burraco_site.middleware.RejectNulMiddleware",  # before anything reads the session or the user
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -203,6 +204,11 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "accounts.views.locked_out"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+# New accounts per address per hour (0 = no cap); the count lives in the cache (Redis with
+# REDIS_URL, shared by every process). The address is the one django-axes uses (REMOTE_ADDR:
+# behind a proxy, run Daphne with --proxy-headers; see docs/hardening.md).
+SIGNUP_LIMIT_PER_HOUR = int(os.environ.get("SIGNUP_LIMIT_PER_HOUR", "5"))
+SIGNUP_LIMIT_WINDOW_SECONDS = 3600
 AXES_HANDLER = os.environ.get("AXES_HANDLER", "axes.handlers.database.AxesDatabaseHandler")
 
 # --- E-mail -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .engine import Ruleset
 from .models import BotLevel
+from .services.tables import private_unrated_message
 
 PRESET_CHOICES = [
     ("classico", _("Classico")),
@@ -64,6 +65,8 @@ class TableForm(forms.Form):
         data = super().clean()
         if data.get("preset") in TWO_PLAYER_PRESETS and data.get("players") == 4:
             self.add_error("players", _("Questa variante si gioca solo in due."))
+        if data.get("rated") and data.get("private"):
+            self.add_error("rated", private_unrated_message())
         return data
 
     def ruleset(self) -> Ruleset:

@@ -31,6 +31,18 @@ def _site_language():
         yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_signup_cap():
+    """Sign-ups from the test client and the browser all come from 127.0.0.1: each test starts
+    with that address's hourly sign-up count at zero (with Redis it would outlive the run)."""
+    from django.core.cache import cache
+
+    from accounts.services import SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY
+
+    cache.delete_many([key.format(address="127.0.0.1") for key in (SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY)])
+    yield
+
+
 def pytest_collection_modifyitems(config, items):
     """Browser tests last: Playwright's sync API keeps an event loop in the main thread for the
     rest of the session, which async (Channels) tests must not run inside."""

@@ -13,9 +13,11 @@ The arithmetic (also explained on the rules page, FAQ "Classifiche"):
   player's first 30 rated games in that mode, then 20, and 10 once the player's peak reached 2400
   (that takes precedence). So partners move in the same direction, by amounts that can differ.
 
-Only tables of people count: `Table.rated` must be set, every seat must be a person, and no seat
-may have been played by the computer for most of the match (`covered_moves > own_moves`), except
-the seat of a player who abandoned (else abandoning would dodge the loss).
+Only public tables of people count: `Table.rated` must be set and `Table.private` not (friends
+at an invite-only table could trade wins; the table service refuses that pair, this is the last
+guard for rows made any other way), every seat must be a person, and no seat may have been played
+by the computer for most of the match (`covered_moves > own_moves`), except the seat of a player
+who abandoned (else abandoning would dodge the loss).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def is_rated(game: Game, seats: Iterable[Seat]) -> bool:
     """Whether this finished match changes ratings (see the module docstring)."""
     seats = list(seats)
     table = game.table
-    if not table.rated or len(seats) != table.players:
+    if not table.rated or table.private or len(seats) != table.players:
         return False
     if any(seat.user_id is None or seat.bot_level for seat in seats):
         return False

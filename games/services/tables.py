@@ -28,6 +28,12 @@ class TableError(Exception):
         super().__init__(f"{code}: {message}")
 
 
+def private_unrated_message() -> str:
+    """The refusal of a rated private table, in the current language (form and service)."""
+    return _("Un tavolo privato non può essere valido per la classifica: chi sceglie gli avversari potrebbe "
+             "accordarsi sul risultato. Togli una delle due scelte.")
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -78,9 +84,13 @@ def _is_full(seats: list[Seat]) -> bool:
 
 def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | None = None,
                  rated: bool = False, private: bool = False) -> Table:
-    """A new waiting table with its empty seats; the creator sits in seat 0."""
+    """A new waiting table with its empty seats; the creator sits in seat 0.
+
+    A private table is never rated: friends who choose their opponents could trade wins."""
     if creator is None or not creator.is_authenticated:
         raise TableError("login_required", _("Per creare un tavolo bisogna entrare con il proprio account."))
+    if rated and private:
+        raise TableError("private_unrated", private_unrated_message())
     grace = ruleset.grace_seconds if disconnect_grace_seconds is None else disconnect_grace_seconds
     with transaction.atomic():
         table = Table.objects.create(
