@@ -75,6 +75,17 @@ def _is_full(seats: list[Seat]) -> bool:
     return all(not s.is_empty for s in seats)
 
 
+def check_players(ruleset: Ruleset) -> None:
+    """Refuse a ruleset whose preset is not played by this many players (RULES §11:
+    mano_unica and testa_a_testa are for two). Every service that opens a table calls it."""
+    if not ruleset.preset_allows_players:
+        raise TableError(
+            "two_players_only",
+            _("La variante %(preset)s si gioca solo in due: scegli 2 giocatori o la variante %(other)s.")
+            % {"preset": preset_label(ruleset.preset_name), "other": preset_label("classico")},
+        )
+
+
 # ----------------------------------------------------------------------------- services
 
 
@@ -86,12 +97,7 @@ def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | N
     for two (RULES §11), whatever the caller (the lobby form checks it too)."""
     if creator is None or not creator.is_authenticated:
         raise TableError("login_required", _("Per creare un tavolo bisogna entrare con il proprio account."))
-    if not ruleset.preset_allows_players:
-        raise TableError(
-            "two_players_only",
-            _("La variante %(preset)s si gioca solo in due: scegli 2 giocatori o la variante %(other)s.")
-            % {"preset": preset_label(ruleset.preset_name), "other": preset_label("classico")},
-        )
+    check_players(ruleset)
     grace = ruleset.grace_seconds if disconnect_grace_seconds is None else disconnect_grace_seconds
     with transaction.atomic():
         table = Table.objects.create(

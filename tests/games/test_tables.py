@@ -72,6 +72,11 @@ def test_create_table_refuses_a_two_player_preset_for_four(preset):
     assert refused(exc) == (f"The {english} variant is for two players only: choose 2 players "
                             "or the Classic variant.")
     assert not Table.objects.exists() and not Seat.objects.exists()
+    from games.services.sample_games import record_sample_match
+
+    with pytest.raises(TableError):  # recorded sample matches go by the same rule
+        record_sample_match([anna, None, None, None], preset=preset)
+    assert not Table.objects.exists()
     # With two players the same preset opens a table; classico is played by four as well.
     assert tables.create_table(creator=anna, ruleset=Ruleset.preset(preset, players=2)).players == 2
     assert new_table(anna, players=4).players == 4
