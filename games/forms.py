@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .engine import Ruleset
+from .engine import PRESET_PLAYERS, Ruleset
 from .models import BotLevel
 from .services.tables import private_unrated_message
 
@@ -26,8 +26,8 @@ STOCK_CHOICES = [
     ("end_at_two", _("La mano finisce quando restano due carte")),
     ("pozzetto_becomes_stock", _("Il pozzetto non preso diventa tallone")),
 ]
-# Presets only for two players (RULES §11).
-TWO_PLAYER_PRESETS = {"mano_unica", "testa_a_testa"}
+# Presets only for two players (RULES §11); create_table refuses them with four as well.
+TWO_PLAYER_PRESETS = {name for name, counts in PRESET_PLAYERS.items() if 4 not in counts}
 TIMER_MIN, TIMER_MAX = 10, 300
 
 

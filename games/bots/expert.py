@@ -29,7 +29,13 @@ Action = dict[str, Any]
 
 
 def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: float | None = None,
-                  params: Params = DEFAULT) -> Action:
+                  params: Params = DEFAULT, worlds: int | None = None) -> Action:
+    """The expert's action for the viewing seat.
+
+    It samples worlds until ``budget_seconds`` (default :data:`DEFAULT_BUDGET_SECONDS`) would be
+    overrun. ``worlds`` instead fixes how many worlds it samples and ignores the clock, so the
+    choice is a function of the view and the rng alone (repeatable tournaments and tests).
+    """
     start = time.perf_counter()
     budget = DEFAULT_BUDGET_SECONDS if budget_seconds is None else budget_seconds
     seat = view["seat"]
@@ -38,18 +44,22 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     if len(candidates) == 1:
         return candidates[0]
     totals = [0.0] * len(candidates)
-    worlds = 0
+    sampled = 0
     while True:
-        world = determinize(view, rng) if worlds else game
+        world = determinize(view, rng) if sampled else game
         seed = rng.getrandbits(32)
         base = world.to_dict()
         for i, action in enumerate(candidates):
             sample = Game.from_dict(base) if i < len(candidates) - 1 else world
             totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
-        worlds += 1
+        sampled += 1
+        if worlds is not None:
+            if sampled >= worlds:
+                break
+            continue
         elapsed = time.perf_counter() - start
         # Stop before a world that would overrun the budget (each world costs about the same).
-        if elapsed + elapsed / worlds > budget or worlds >= MAX_WORLDS:
+        if elapsed + elapsed / sampled > budget or sampled >= MAX_WORLDS:
             break
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
     return candidates[best]

@@ -3,11 +3,16 @@
 Used by `python manage.py bot_tournament` and by the tests. Each game is one hand of the chosen
 preset (a single-hand match); in game *i* side A sits at the even seats when *i* is even and at
 the odd seats otherwise, and the first player is drawn from the seeded rng, so a run is exactly
-repeatable for a seed. Every action goes through `Game.apply`, like anyone's.
+repeatable for a seed: the same games in every process, whatever PYTHONHASHSEED (the expert too
+when it samples a fixed number of `worlds` instead of watching the clock). The summary's
+`digest` fingerprints every deal and action played, so two runs can be compared at a glance.
+Every action goes through `Game.apply`, like anyone's.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import statistics
 import time
@@ -30,6 +35,7 @@ class Tally:
     diffs: list[int] = field(default_factory=list)
     ms_a: list[float] = field(default_factory=list)
     ms_b: list[float] = field(default_factory=list)
+    digest: Any = field(default_factory=hashlib.sha256)
 
     def summary(self, level_a: str, level_b: str, **extra: Any) -> dict[str, Any]:
         return {
@@ -43,6 +49,7 @@ class Tally:
             "mean_score_diff": round(statistics.fmean(self.diffs), 1) if self.diffs else None,
             "decision_ms_a": _quantiles(self.ms_a),
             "decision_ms_b": _quantiles(self.ms_b),
+            "digest": self.digest.hexdigest()[:16],
             **extra,
         }
 
@@ -57,8 +64,10 @@ def _quantiles(samples: list[float]) -> dict[str, float | int | None]:
 
 
 def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, preset: str = "classico",
-              players: int = 2, tally: Tally | None = None, budget_seconds: float | None = None) -> int:
-    """Play one hand; return side A's score minus side B's. Decision times go into `tally`."""
+              players: int = 2, tally: Tally | None = None, budget_seconds: float | None = None,
+              worlds: int | None = None) -> int:
+    """Play one hand; return side A's score minus side B's. Decision times and the hand's deal
+    and actions (for the digest) go into `tally`."""
     ruleset = Ruleset.preset(preset, players=players, target=None)
     game = Game.new(ruleset, rng=random.Random(rng.getrandbits(64)))
     bot_rng = random.Random(rng.getrandbits(64))
@@ -70,25 +79,28 @@ def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, pr
         level = level_a if is_a else level_b
         view = game.view(seat)
         start = time.perf_counter()
-        action = choose_action(view, level, bot_rng, budget_seconds=budget_seconds)
+        action = choose_action(view, level, bot_rng, budget_seconds=budget_seconds, worlds=worlds)
         elapsed = (time.perf_counter() - start) * 1000
         if tally is not None:
             (tally.ms_a if is_a else tally.ms_b).append(elapsed)
         game.apply(seat, action)  # a bot's illegal action is a bug: let it raise
     else:
         raise RuntimeError("the hand did not end")
+    if tally is not None:
+        played = {"deal": game.deal, "actions": game.actions}
+        tally.digest.update(json.dumps(played, sort_keys=True).encode())
     score = game.score()
     return score[a_side]["total"] - score[1 - a_side]["total"]
 
 
 def run(level_a: str, level_b: str, *, games: int, seed: int, preset: str = "classico", players: int = 2,
-        budget_seconds: float | None = None) -> dict[str, Any]:
+        budget_seconds: float | None = None, worlds: int | None = None) -> dict[str, Any]:
     """Play `games` hands and summarise them (one JSON-ready dict)."""
     rng = random.Random(seed)
     tally = Tally()
     for i in range(games):
         diff = play_hand(level_a, level_b, a_side=i % 2, rng=rng, preset=preset, players=players,
-                         tally=tally, budget_seconds=budget_seconds)
+                         tally=tally, budget_seconds=budget_seconds, worlds=worlds)
         tally.games += 1
         tally.diffs.append(diff)
         if diff > 0:

@@ -38,6 +38,8 @@ class Card:
     (True, True, False)
     >>> Card(7, "H") == Card.parse("7H")
     True
+    >>> hash(Card.parse("7H")) == hash(Card(7, "H")) == 29     # the same in every process
+    True
     """
 
     rank: int
@@ -45,6 +47,7 @@ class Card:
     text: str = field(init=False, repr=False)
     points: int = field(init=False, repr=False)
     is_wild: bool = field(init=False, repr=False)
+    key: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.rank == 0 and self.suit == "":
@@ -56,6 +59,9 @@ class Card:
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "points", CARD_POINTS["JK" if self.rank == 0 else text[0]])
         object.__setattr__(self, "is_wild", self.rank in (0, 2))
+        # A small int of the card alone: hashing it gives the same value in every process (a
+        # string's hash changes with PYTHONHASHSEED), so sets and dicts of cards keep one order.
+        object.__setattr__(self, "key", 0 if self.rank == 0 else self.rank * 4 + SUITS.index(self.suit))
 
     @staticmethod
     def parse(text: str) -> Card:
@@ -92,7 +98,7 @@ class Card:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((self.rank, self.suit))
+        return self.key
 
     def __lt__(self, other: Card) -> bool:
         return _ORDER[self.text] < _ORDER[other.text]

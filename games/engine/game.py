@@ -745,10 +745,12 @@ def _three_card_melds(distinct: dict[str, Card], counts: dict[str, int],
         else:
             positions[r] = c
     for same in by_rank.values():
+        # dict.fromkeys drops repeated picks of the two copies and keeps the first-seen order
+        # (a set would order them by hash, which changes from one process to the next).
         if len(same) >= 3:
-            candidates.extend(list(t) for t in set(combinations(same, 3)))
+            candidates.extend(list(t) for t in dict.fromkeys(combinations(same, 3)))
         if len(same) >= 2 and wilds:
-            for pair in set(combinations(same, 2)):
+            for pair in dict.fromkeys(combinations(same, 2)):
                 candidates.extend([pair[0], pair[1], w] for w in wilds)
     for positions in by_suit.values():
         if len(positions) < 2:

@@ -2,7 +2,8 @@
 
 A meld holds at most one card acting as a wild. A 2 of a sequence's own suit standing in its
 natural place next to a real 3 is a natural card; where a 2 can be read either way it is read as
-natural (the reading with fewest wilds), so a clean meld stays clean (RULES §4).
+natural (the reading with fewest wilds), so a clean meld stays clean (RULES §4). That holds too
+for a wild 2 that slides into its own place when the card it stood for is laid off.
 """
 
 from __future__ import annotations
@@ -158,13 +159,22 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
     """The meld after laying off ``cards`` (same id), or raise :class:`IllegalMove`.
 
     The wild already in the meld stays a wild; when its natural card arrives it slides to the
-    top end (the bottom end when the top is a high ace).
+    top end (the bottom end when the top is a high ace). The natural cards keep their places, an
+    ace included: a high ace stays high. A 2 of the meld's suit that slides into its own place,
+    just below the real 3, is natural there, so the meld becomes clean.
 
     >>> m = check_meld("3H 4H JK 6H 7H 8H 9H")
     >>> m.burraco
     'sporco'
     >>> [str(c) for c in lay_off(m, parse_cards("5H")).cards]
     ['3H', '4H', '5H', '6H', '7H', '8H', '9H', 'JK']
+    >>> high = check_meld("JK 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH")     # the jolly as the 2
+    >>> [str(c) for c in lay_off(high, parse_cards("2H")).cards][:2], high.cards[-1]
+    (['JK', '2H'], Card(AH))
+    >>> own = check_meld("3S 4S 5S 6S 7S 8S 9S 2S JS QS KS AS")           # the 2 as the 10
+    >>> slid = lay_off(own, parse_cards("TS"))
+    >>> str(slid.cards[0]), slid.wild, slid.burraco
+    ('2S', None, 'pulito')
     """
     ruleset = ruleset or _DEFAULT_RULES
     if not cards:
@@ -175,9 +185,12 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
     plain: list[Card] = []
     twos: list[Card] = []
     jokers: list[Card] = []
+    ace_ends: list[int] = []  # where the meld's natural aces stand (1 low, 14 high): they stay
     for i, c in enumerate(meld.cards):
         if i != meld.wild:
             (twos if c.rank == 2 else plain).append(c)
+            if c.rank == 1:
+                ace_ends.append(meld.low + i)
     has_natural_two = bool(twos)  # in a meld on the table a non-wild 2 is a natural 2
     _sort_by_kind(cards, plain, twos, jokers)
     if meld.kind == "set":
@@ -186,7 +199,8 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
         if any(c.suit != meld.suit for c in plain):
             raise IllegalMove("mixed_suits")
         prefer = TOP if meld.wild is None else meld.low + meld.wild
-        new = _read_sequence(plain, twos, jokers, forced, prefer, True, has_natural_two, ruleset)
+        new = _read_sequence(plain, twos, jokers, forced, prefer, True, has_natural_two, ruleset,
+                             tuple(ace_ends))
     return Meld(new.kind, new.cards, new.burraco, new.points, new.wild, new.low, new.suit, meld.id)
 
 
@@ -220,7 +234,8 @@ def _read_set(plain: list[Card], twos: list[Card], jokers: list[Card], forced: C
 
 
 def _read_sequence(plain: list[Card], twos: list[Card], jokers: list[Card], forced: Card | None,
-                   prefer: int, laying: bool, natural_two_fixed: bool, ruleset: Ruleset) -> Meld:
+                   prefer: int, laying: bool, natural_two_fixed: bool, ruleset: Ruleset,
+                   ace_ends: tuple[int, ...] = ()) -> Meld:
     suit = plain[0].suit
     n_jokers = len(jokers) + (forced is not None and forced.rank == 0)
     if n_jokers > 1:
@@ -238,22 +253,25 @@ def _read_sequence(plain: list[Card], twos: list[Card], jokers: list[Card], forc
         others = list(twos)
         others.remove(natural_two)
         try:
-            return _place(plain, natural_two, others, jokers, forced, prefer, laying, ruleset)
+            return _place(plain, natural_two, others, jokers, forced, prefer, laying, ruleset,
+                          ace_ends)
         except IllegalMove:
             if natural_two_fixed:
                 raise
             # Read as natural where possible; otherwise try the 2 as the wild.
             try:
-                return _place(plain, None, twos, jokers, forced, prefer, laying, ruleset)
+                return _place(plain, None, twos, jokers, forced, prefer, laying, ruleset, ace_ends)
             except IllegalMove:
                 pass
             raise
-    return _place(plain, None, twos, jokers, forced, prefer, laying, ruleset)
+    return _place(plain, None, twos, jokers, forced, prefer, laying, ruleset, ace_ends)
 
 
 def _place(plain: list[Card], natural_two: Card | None, wild_twos: list[Card],
            jokers: list[Card], forced: Card | None, prefer: int, laying: bool,
-           ruleset: Ruleset) -> Meld:
+           ruleset: Ruleset, ace_ends: tuple[int, ...] = ()) -> Meld:
+    """Lay the cards out by position. ``ace_ends`` are the positions of aces already on the
+    table (a lay-off): they keep them."""
     suit = plain[0].suit
     wilds = jokers + wild_twos
     if forced is not None:
@@ -285,12 +303,18 @@ def _place(plain: list[Card], natural_two: Card | None, wild_twos: list[Card],
         if len(aces) == 2:
             by_pos[1] = aces[0]
             by_pos[14] = aces[1]
+        elif ace_ends:
+            by_pos[ace_ends[0]] = aces[0]  # an ace on the table keeps its end
         elif not by_pos:
             by_pos[1] = aces[0]
         else:
-            # The ace goes low or high, whichever keeps the run shorter.
+            # The ace goes low or high, whichever keeps the run shorter; when both are as long
+            # (2 to K), where it was listed: first is low, after the others is high.
             lo, hi = min(by_pos), max(by_pos)
-            by_pos[1 if hi - 1 <= 14 - lo else 14] = aces[0]
+            if hi - 1 != 14 - lo:
+                by_pos[1 if hi - 1 < 14 - lo else 14] = aces[0]
+            else:
+                by_pos[1 if plain[0].rank == 1 else 14] = aces[0]
     positions = sorted(by_pos)
     first, last = positions[0], positions[-1]
     n_wild = len(wilds)
@@ -326,6 +350,10 @@ def _place(plain: list[Card], natural_two: Card | None, wild_twos: list[Card],
         by_pos[wild_pos] = wilds[0]
         first = min(first, wild_pos)
         last = max(last, wild_pos)
+        if wild_pos == 2 and wilds[0].rank == 2 and wilds[0].suit == suit:
+            # A 2 of the suit that lands in its own place, below the real 3 (a wild sliding
+            # there), is read as natural: the reading with fewest wilds (RULES §4).
+            wild_pos = None
     laid = tuple(by_pos[p] for p in range(first, last + 1))
     wild = None if wild_pos is None else wild_pos - first
     return Meld("sequence", laid, burraco_kind("sequence", len(laid), wild, ruleset),

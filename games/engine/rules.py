@@ -92,6 +92,19 @@ class Ruleset:
     def sides(self) -> int:
         return 2
 
+    @property
+    def preset_allows_players(self) -> bool:
+        """Whether the preset is played with this many players (RULES §11: mano_unica and
+        testa_a_testa are one-against-one games). The engine plays any combination; the site
+        opens tables only where this holds.
+
+        >>> Ruleset.preset("mano_unica", players=4).preset_allows_players
+        False
+        >>> Ruleset.preset("classico", players=4).preset_allows_players
+        True
+        """
+        return self.players in PRESET_PLAYERS[self.preset_name]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready options; ``preset`` names the preset they started from."""
         cached = _AS_DICT.get(self)
@@ -124,6 +137,14 @@ PRESETS: dict[str, Ruleset] = {
     # Testa a testa (002): single hand, only sequences make a burraco, pozzetto must be played.
     "testa_a_testa": Ruleset("testa_a_testa", target=None, burraco_sets=False,
                              pozzetto_must_be_played=True),
+}
+
+
+# How many players each preset is for (RULES §11).
+PRESET_PLAYERS: dict[str, tuple[int, ...]] = {
+    "classico": (2, 4),
+    "mano_unica": (2,),
+    "testa_a_testa": (2,),
 }
 
 

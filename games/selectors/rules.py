@@ -131,18 +131,54 @@ def meld_examples() -> list[dict[str, Any]]:
     return [_verdict(cards, classico) for cards in MELD_EXAMPLES]
 
 
+# Wild sliding (RULES §4): a meld on the table, the card laid off, and what the example shows.
+SLIDE_EXAMPLES = (
+    ("3H 4H JK 6H 7H 8H 9H", "5H"),
+    ("3S 4S 5S 6S 7S 8S 9S 2S JS QS KS AS", "TS"),
+    ("JK 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH", "2H"),
+    ("3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH", "2H"),
+)
+
+
+def _slide_notes() -> list[str]:
+    return [
+        _("Il jolly sta al posto del 5. Legando il 5 di cuori il jolly passa in cima, dove vale "
+          "come 10, e il burraco resta sporco."),
+        _("Il 2 di picche sta al posto del 10. Legando il 10 vero il 2 scivola in fondo, perché in "
+          "cima c'è l'asso alto, e si ritrova subito sotto il 3 di picche: è il suo posto, quindi "
+          "lì conta come carta naturale e il burraco da sporco diventa pulito."),
+        _("Il jolly sta al posto del 2. Il 2 di cuori legato qui è naturale: prende il suo posto, "
+          "il jolly scivola in fondo e fa da asso basso, mentre l'asso resta in cima."),
+        _("Una scala senza matte dal 3 all'asso: il 2 di cuori si aggiunge sotto il 3 come carta "
+          "naturale, l'asso non cambia estremità e il burraco resta pulito."),
+    ]
+
+
+def slide_examples() -> list[dict[str, Any]]:
+    """Each sliding example laid off by the engine: the meld before and after, with verdicts."""
+    classico = Ruleset.preset("classico")
+    rows = []
+    for (cards, card), note in zip(SLIDE_EXAMPLES, _slide_notes(), strict=True):
+        before = check_meld(cards, classico)
+        after = lay_off(before, parse_cards(card), classico)
+        rows.append({
+            "before": before.texts(), "before_wild": before.wild, "card": card,
+            "after": after.texts(), "after_wild": after.wild,
+            "before_burraco": burraco_label(before.burraco), "before_bonus": before.bonus,
+            "after_burraco": burraco_label(after.burraco), "after_bonus": after.bonus,
+            "note": note,
+        })
+    return rows
+
+
 def burraco_examples() -> dict[str, Any]:
     """Burraco kinds from the engine, the wild sliding, and the semipulito option."""
     classico = Ruleset.preset("classico")
     semi = Ruleset.preset("classico", semipulito=True)
     no_sets = Ruleset.preset("testa_a_testa")
-    dirty = check_meld("3H 4H JK 6H 7H 8H 9H", classico)
-    slid = lay_off(dirty, parse_cards("5H"), classico)
     return {
         "kinds": [_verdict(cards, classico) for cards in BURRACO_EXAMPLES],
-        "slide_before": dirty.texts(),
-        "slide_after": slid.texts(),
-        "slide_burraco": burraco_label(slid.burraco),
+        "slides": slide_examples(),
         "semi_on": _verdict("3H 4H 5H 6H 7H 8H 9H JK", semi),
         "semi_off": _verdict("3H 4H 5H 6H 7H 8H 9H JK", classico),
         "set_without_option": _verdict("8S 8S 8H 8D 8C 8C 8H", no_sets),

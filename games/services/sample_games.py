@@ -20,6 +20,7 @@ from games.engine import Ruleset
 from games.engine.bots import random_action
 from games.models import BotLevel, Game, Hand, Move, Seat, Table
 from games.services.ratings import record_match_result
+from games.services.tables import check_players
 
 
 def match_result_dict(totals: Sequence[int], winner: int | None, hands: int, target: int | None,
@@ -49,6 +50,7 @@ def record_sample_match(
     """
     rng = random.Random(seed)
     ruleset = Ruleset.preset(preset, players=len(users), **overrides)
+    check_players(ruleset)  # no recorded table may hold a game the lobby would refuse
     creator = next(u for u in users if u is not None)
     when = finished_at or timezone.now()
     table = Table.objects.create(

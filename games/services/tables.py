@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from ..engine import Game as EngineGame
 from ..engine import Ruleset
 from ..models import BotLevel, Game, Hand, Seat, Table
+from ..selectors.rules import preset_label
 from . import broadcast, presence, turns
 
 
@@ -79,6 +80,17 @@ def _is_full(seats: list[Seat]) -> bool:
     return all(not s.is_empty for s in seats)
 
 
+def check_players(ruleset: Ruleset) -> None:
+    """Refuse a ruleset whose preset is not played by this many players (RULES §11:
+    mano_unica and testa_a_testa are for two). Every service that opens a table calls it."""
+    if not ruleset.preset_allows_players:
+        raise TableError(
+            "two_players_only",
+            _("La variante %(preset)s si gioca solo in due: scegli 2 giocatori o la variante %(other)s.")
+            % {"preset": preset_label(ruleset.preset_name), "other": preset_label("classico")},
+        )
+
+
 # ----------------------------------------------------------------------------- services
 
 
@@ -86,11 +98,14 @@ def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | N
                  rated: bool = False, private: bool = False) -> Table:
     """A new waiting table with its empty seats; the creator sits in seat 0.
 
-    A private table is never rated: friends who choose their opponents could trade wins."""
+    A private table is never rated: friends who choose their opponents could trade wins. The
+    ruleset must suit its preset's player count: mano_unica and testa_a_testa are games for two
+    (RULES §11), whatever the caller (the lobby form checks it too)."""
     if creator is None or not creator.is_authenticated:
         raise TableError("login_required", _("Per creare un tavolo bisogna entrare con il proprio account."))
     if rated and private:
         raise TableError("private_unrated", private_unrated_message())
+    check_players(ruleset)
     grace = ruleset.grace_seconds if disconnect_grace_seconds is None else disconnect_grace_seconds
     with transaction.atomic():
         table = Table.objects.create(

@@ -215,6 +215,34 @@ def test_the_play_that_makes_the_burraco_may_leave_one_card():
     assert s["closing"] == 100 and s["burraco"] == 200 and s["pozzetto"] == 0
 
 
+def test_a_discard_may_leave_one_card_after_the_pozzetto():
+    """RULES §7: the one-card and single-wild limits bind melds and lay-offs only. A discard
+    that leaves one card, even a wild and with no burraco, ends the turn like any other, and
+    the next turn starts with a draw: nobody is left without a legal move."""
+    for kept in ("JK", "KD"):
+        g = fresh([kept, "5S 5D QS"], stock="9H TS 4C 5C 6C", pozzetti=[None, POZZETTO])
+        play(g, draw())
+        assert discard("9H") in list(g.legal_actions(0))
+        play(g, discard("9H"))
+        assert [c.text for c in g.hands[0]] == [kept] and g.to_move == 1 and not g.hand_over
+        play(g, draw(), discard("QS"))
+        assert list(g.legal_actions(0)) == [draw(), take()]
+        play(g, draw())
+        assert len(g.hands[0]) == 2 and g.phase == "play"
+
+
+def test_a_two_sliding_into_its_own_place_scores_a_clean_burraco():
+    g = fresh(["TS 5D", "5S 5D QS"], pozzetti=[None, POZZETTO],
+              melds=[["3S 4S 5S 6S 7S 8S 9S 2S JS QS KS AS"], []])
+    assert g.score()[0]["burraco"] == 100
+    play(g, draw(), lay(1, "TS"))
+    m = g.melds(0)[0]
+    assert m.texts()[:2] == ["2S", "3S"] and m.wild is None and m.burraco == "pulito"
+    assert g.score()[0]["burraco"] == 200
+    assert g.view(1)["melds"][0][0]["wild"] is None  # what the table shows
+    assert replay(g.deal, g.actions) == g
+
+
 def test_close_by_melding_both_ways():
     hands = ["7H 8H", "5S 5D QS"]
     for ruleset, outcome in ((CLASSICO, "cannot_meld_all_after_pozzetto"), (MANO_UNICA, None)):

@@ -163,6 +163,66 @@ def test_wild_slides_to_the_bottom_under_a_high_ace():
     assert texts(after) == ["JK", "JH", "QH", "KH", "AH"]
 
 
+# ---------------------------------------------------------------- wild sliding (RULES §4), worked examples
+
+def test_example_a_two_sliding_into_its_own_place_is_natural():
+    """3S…9S 2S JS QS KS AS, the 2 standing for the 10; lay off TS: the 2 slides to the bottom
+    (the top is a high ace), right below the real 3S, its own place: natural, so pulito."""
+    m = check_meld(parse_cards("3S 4S 5S 6S 7S 8S 9S 2S JS QS KS AS"), CLASSICO)
+    assert (m.wild, m.burraco, m.bonus) == (7, "sporco", 100)
+    after = lay_off(m, parse_cards("TS"), CLASSICO)
+    assert texts(after) == "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS".split()
+    assert (after.wild, after.burraco, after.bonus, after.low) == (None, "pulito", 200, 2)
+    assert after.points == 20 + 5 * 5 + 10 * 6 + 15
+    # From then on it is a natural 2: a low ace goes below it, a jolly may still join.
+    assert texts(lay_off(after, parse_cards("AS"), CLASSICO))[:2] == ["AS", "2S"]
+    dirty = lay_off(after, parse_cards("JK"), CLASSICO)
+    assert (texts(dirty)[:2], dirty.wild, dirty.burraco) == (["JK", "2S"], 0, "sporco")
+
+
+def test_a_two_of_another_suit_sliding_to_the_bottom_stays_a_wild():
+    m = check_meld(parse_cards("3S 4S 5S 6S 7S 8S 9S 2H JS QS KS AS"), CLASSICO)
+    after = lay_off(m, parse_cards("TS"), CLASSICO)
+    assert texts(after)[:2] == ["2H", "3S"] and (after.wild, after.burraco) == (0, "sporco")
+
+
+def test_a_two_sliding_to_the_top_stays_a_wild():
+    m = check_meld(parse_cards("2S 3S 5S"), CLASSICO)  # no 3 below it as read: the 2 is the 4
+    assert texts(m) == ["3S", "2S", "5S"] and m.wild == 1
+    after = lay_off(m, parse_cards("4S"), CLASSICO)
+    assert texts(after) == ["3S", "4S", "5S", "2S"] and after.wild == 3  # the 2 as the 6
+
+
+def test_example_the_wild_slides_under_a_high_ace_that_stays_high():
+    """JK 3H…KH AH (the jolly as the 2) + 2H: the jolly slides to the bottom end, as the low
+    ace; the naturals, the high ace included, keep their places."""
+    m = check_meld(parse_cards("JK 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"), CLASSICO)
+    assert m.wild == 0 and m.low == 2
+    after = lay_off(m, parse_cards("2H"), CLASSICO)
+    assert texts(after) == "JK 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH".split()
+    assert (after.wild, after.low, after.burraco) == (0, 1, "sporco")
+
+
+def test_example_a_natural_two_under_a_high_ace_keeps_the_ace_high():
+    m = check_meld(parse_cards("3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"), CLASSICO)
+    after = lay_off(m, parse_cards("2H"), CLASSICO)
+    assert texts(after) == "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH".split()
+    assert (after.wild, after.low, after.burraco) == (None, 2, "pulito")
+
+
+def test_a_low_ace_stays_low_when_the_run_reaches_the_king():
+    m = check_meld(parse_cards("AH JK 3H 4H 5H 6H 7H 8H 9H TH JH QH"), CLASSICO)  # jolly as 2
+    after = lay_off(m, parse_cards("KH"), CLASSICO)
+    assert texts(after) == "AH JK 3H 4H 5H 6H 7H 8H 9H TH JH QH KH".split() and after.wild == 1
+
+
+def test_an_ace_that_could_go_either_end_goes_where_it_is_listed():
+    assert texts(check_meld(parse_cards("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"), CLASSICO))[0] == "AH"
+    assert texts(check_meld(parse_cards("2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"), CLASSICO))[-1] == "AH"
+    both = check_meld(parse_cards("JK 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"), CLASSICO)
+    assert texts(both)[0] == "JK" and both.low == 1  # as laid after the slide above
+
+
 def test_lay_off_keeps_a_wild_at_its_end_until_its_card_arrives():
     m = check_meld(parse_cards("JK 5H 6H"), CLASSICO)  # jolly as 4
     after = lay_off(m, parse_cards("7H"), CLASSICO)

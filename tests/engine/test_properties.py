@@ -19,6 +19,7 @@ from games.engine import (
     IllegalMove,
     Ruleset,
     check_meld,
+    lay_off,
     replay,
 )
 from games.engine.bots import random_action
@@ -117,6 +118,27 @@ def check_all_legal(g: Game) -> None:
         copy.apply(copy.to_move, action)
 
 
+def natural_places(meld) -> dict[int, str]:
+    """Where each natural card of a sequence stands (1 low ace … 14 high ace)."""
+    return {meld.low + i: c.text for i, c in enumerate(meld.cards) if i != meld.wild}
+
+
+def check_lay_off_places(before, after) -> None:
+    """A lay-off moves no natural card of a sequence (an ace keeps its end); the wild stays or
+    slides to an end, where a 2 of the suit in its own place turns natural (RULES §4)."""
+    if before.kind != "sequence":
+        return
+    old, new = natural_places(before), natural_places(after)
+    assert old.items() <= new.items(), (before.texts(), after.texts())
+    if before.wild is None:
+        return
+    if after.wild is None:  # the wild 2 slid into its own place
+        assert before.wild_card.rank == 2 and new[2] == before.wild_card.text and after.low == 2
+        return
+    place = after.low + after.wild
+    assert place == before.low + before.wild or place in (after.low, after.high)
+
+
 def play_checked(name: str, players: int, seed: int, thorough: bool) -> Game:
     g = Game.new(Ruleset.preset(name, players=players), rng=random.Random(seed))
     rng = random.Random(seed * 7919 + players)
@@ -129,7 +151,13 @@ def play_checked(name: str, players: int, seed: int, thorough: bool) -> Game:
             try_illegal(g, rng)
             if g.hand_over:  # a random meld that happened to be legal closed the hand
                 continue
-        g.apply(g.to_move, random_action(g, g.to_move, rng))
+        action = random_action(g, g.to_move, rng)
+        side = g.to_move % 2
+        before = {m.id: m for m in g.table[side]}
+        g.apply(g.to_move, action)
+        if action["type"] == "lay_off":
+            after = next(m for m in g.table[side] if m.id == action["meld"])
+            check_lay_off_places(before[action["meld"]], after)
         steps += 1
         assert all_cards(g) == FULL
         for side, state in enumerate(g.pozzetto_state):
@@ -201,6 +229,36 @@ def test_check_meld_reads_or_refuses(cards, ruleset):
     assert sum(1 for c in m.cards if c.is_wild) - (m.wild is not None) <= 1  # at most a natural 2
     again = check_meld(m.cards, ruleset)
     assert again.cards == m.cards and again.wild == m.wild  # laying it out again reads the same
+
+
+@st.composite
+def sequences(draw):
+    """A run of one suit from ``low`` with at most one wild in it (read by check_meld)."""
+    suit = draw(st.sampled_from("SHDC"))
+    low = draw(st.integers(1, 12))
+    size = draw(st.integers(3, 15 - low))
+    ranks = [1 if p in (1, 14) else p for p in range(low, low + size)]
+    cards = [ALL_CARDS["SHDC".index(suit) * 13 + r - 1] for r in ranks]
+    spot = draw(st.one_of(st.none(), st.integers(0, size - 1)))
+    if spot is not None:
+        cards[spot] = draw(st.sampled_from([ALL_CARDS[-1], ALL_CARDS["SHDC".index(suit) * 13 + 1],
+                                            ALL_CARDS[("SHDC".index(suit) + 1) % 4 * 13 + 1]]))
+    return cards
+
+
+@settings(max_examples=300, deadline=None)
+@given(sequences())
+def test_lay_off_moves_no_natural_card(cards):
+    try:
+        meld = check_meld(cards, Ruleset())
+    except IllegalMove:
+        return
+    for c in ALL_CARDS:
+        try:
+            after = lay_off(meld, [c], Ruleset())
+        except IllegalMove:
+            continue
+        check_lay_off_places(meld, after)
 
 
 def _meld_key(meld) -> tuple:

@@ -52,6 +52,36 @@ def test_create_table_seats_the_creator_and_keeps_the_rules():
     assert table.draw_seconds == 20 and table.disconnect_grace_seconds == 50
 
 
+@pytest.mark.parametrize("preset", ["mano_unica", "testa_a_testa"])
+def test_create_table_refuses_a_two_player_preset_for_four(preset):
+    """RULES §11: these variants are one against one; the service refuses them whatever the
+    caller, in Italian (and in English for an English player), and creates nothing."""
+    from django.utils import translation
+
+    anna = make_user("anna")
+    ruleset = Ruleset.preset(preset, players=4)
+    with pytest.raises(TableError) as exc:
+        tables.create_table(creator=anna, ruleset=ruleset)
+    label = {"mano_unica": "Mano unica", "testa_a_testa": "Testa a testa"}[preset]
+    assert exc.value.code == "two_players_only"
+    assert refused(exc) == (f"La variante {label} si gioca solo in due: scegli 2 giocatori "
+                            "o la variante Classico.")
+    with translation.override("en"), pytest.raises(TableError) as exc:
+        tables.create_table(creator=anna, ruleset=ruleset)
+    english = {"mano_unica": "Single hand", "testa_a_testa": "Head to head"}[preset]
+    assert refused(exc) == (f"The {english} variant is for two players only: choose 2 players "
+                            "or the Classic variant.")
+    assert not Table.objects.exists() and not Seat.objects.exists()
+    from games.services.sample_games import record_sample_match
+
+    with pytest.raises(TableError):  # recorded sample matches go by the same rule
+        record_sample_match([anna, None, None, None], preset=preset)
+    assert not Table.objects.exists()
+    # With two players the same preset opens a table; classico is played by four as well.
+    assert tables.create_table(creator=anna, ruleset=Ruleset.preset(preset, players=2)).players == 2
+    assert new_table(anna, players=4).players == 4
+
+
 def test_last_seat_filling_starts_the_game_with_a_full_deal():
     anna, bruno = make_user("anna"), make_user("bruno")
     table = new_table(anna)

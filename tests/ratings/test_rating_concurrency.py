@@ -19,7 +19,8 @@ def test_concurrent_finishes_apply_once_and_do_not_deadlock():
     # Recorded unrated, then made rated: the same match finished twice at once, and another
     # match of the same four players finishing at the same time (locks taken in user order).
     game = finished_match(people, preset="classico", target=505, rated=False)
-    other = finished_match([people[3], people[2], people[1], people[0]], preset="mano_unica", rated=False)
+    other = finished_match([people[3], people[2], people[1], people[0]], preset="classico", target=None,
+                           rated=False)
     for g in (game, other):
         g.table.rated = True
         g.table.save(update_fields=["rated"])

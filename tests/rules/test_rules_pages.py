@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from django.utils import translation
 
 from games.engine import CARD_POINTS, ENGINE_MESSAGES, MESSAGES, OPTIONS, PRESETS, RULEBOOK_MESSAGES
-from games.selectors.rules import meld_examples, scoring_example
+from games.selectors.rules import meld_examples, scoring_example, slide_examples
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +71,45 @@ def test_worked_examples_carry_the_engine_verdicts(client):
     score = scoring_example()["score"]
     assert score[0]["total"] == 365 and score[1]["total"] == -125
     assert ">365<" in body and ">-125<" in body
+
+
+def _slide_item(body: str, before: str, card: str) -> tuple[list[str], list[str], str]:
+    """The labels of the cards before and after the arrow in one sliding example, and its text."""
+    start = body.index(f'data-slide="{before} + {card}"')
+    item = body[start:body.index("</li>", start)]
+    head, after = item.split("→", 1)
+    labels = re.compile(r'class="pcard([^"]*)" role="img" aria-label="([^"]*)"')
+    return ([m.group(2) + ("*" if "as-wild" in m.group(1) else "") for m in labels.finditer(head)],
+            [m.group(2) + ("*" if "as-wild" in m.group(1) else "") for m in labels.finditer(after)],
+            item)
+
+
+def test_sliding_examples_are_the_engine_lay_offs(client):
+    """RULES §4 worked examples: the 2 sliding into its own place turns natural (pulito), and a
+    high ace stays high when the wild slides to the bottom under it."""
+    slides = {(" ".join(e["before"]), e["card"]): e for e in slide_examples()}
+    own = slides[("3S 4S 5S 6S 7S 8S 9S 2S JS QS KS AS", "TS")]
+    assert own["after"] == "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS".split()
+    assert (own["after_wild"], own["before_bonus"], own["after_bonus"]) == (None, 100, 200)
+    under = slides[("JK 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH", "2H")]
+    assert under["after"] == "JK 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH".split()
+    assert under["after_wild"] == 0 and under["after_bonus"] == 100
+    clean = slides[("3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH", "2H")]
+    assert clean["after"][0] == "2H" and clean["after"][-1] == "AH" and clean["after_wild"] is None
+
+    body = page(client, "it")
+    before, after, item = _slide_item(body, "3S 4S 5S 6S 7S 8S 9S 2S JS QS KS AS", "TS")
+    assert before[7] == "2 picche (pinella)*" and before[-1] == "10 picche"  # the 10 laid off
+    assert after[0] == "2 picche (pinella)" and "*" not in "".join(after)  # natural: no wild mark
+    assert "<strong>sporco</strong> (premio 100)" in item and "<strong>pulito</strong> (premio 200)" in item
+    _, after, _ = _slide_item(body, "JK 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH", "2H")
+    assert after[0] == "jolly*" and after[1] == "2 cuori (pinella)" and after[-1] == "A cuori"
+
+
+def test_the_rules_page_says_a_discard_may_leave_one_card(client):
+    """RULES §7: the one-card limits after the pozzetto bind melds and lay-offs, not the discard."""
+    italian = page(client, "it")
+    assert "non per lo scarto" in italian and "anche una matta e anche senza burraco" in italian
+    english = page(client, "en")
+    assert "not to the discard" in english and "even a wild and even without a burraco" in english
+    assert "lands it in its own place" in english  # the sliding 2, in English too

@@ -27,14 +27,19 @@ class Command(BaseCommand):
         parser.add_argument("--players", type=int, default=2, choices=(2, 4))
         parser.add_argument("--budget", type=float, default=None,
                             help="seconds per decision for esperto (default: its own)")
+        parser.add_argument("--worlds", type=int, default=None,
+                            help="esperto samples exactly this many worlds per decision, ignoring "
+                                 "the clock (a repeatable run)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options) -> None:
         if options["games"] < 1:
             raise CommandError("--games must be at least 1")
+        if options["worlds"] is not None and options["worlds"] < 1:
+            raise CommandError("--worlds must be at least 1")
         result = run(options["a"], options["b"], games=options["games"], seed=options["seed"],
                      preset=options["preset"], players=options["players"],
-                     budget_seconds=options["budget"])
+                     budget_seconds=options["budget"], worlds=options["worlds"])
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
@@ -43,5 +48,6 @@ class Command(BaseCommand):
             f"{result['a']} vs {result['b']}: {result['games']} hands, "
             f"{result['wins_a']} won by A, {result['wins_b']} by B, {result['draws']} drawn; "
             f"mean score difference {result['mean_score_diff']}\n"
-            f"decision ms A median {a['median']} p99 {a['p99']}; B median {b['median']} p99 {b['p99']}"
+            f"decision ms A median {a['median']} p99 {a['p99']}; B median {b['median']} p99 {b['p99']}\n"
+            f"games digest {result['digest']}"
         )
