@@ -15,14 +15,14 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from burraco_site.origin import SameOriginValidator  # noqa: E402
-from burraco_site.wsauth import SessionAuthMiddleware  # noqa: E402  (needs Django set up first)
+from burraco_site.wsauth import SessionKeyMiddleware  # noqa: E402  (needs Django set up first)
 from games.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": SameOriginValidator(
-            SessionAuthMiddleware(URLRouter(websocket_urlpatterns))
+            SessionKeyMiddleware(URLRouter(websocket_urlpatterns))
         ),
     }
 )

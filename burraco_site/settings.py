@@ -172,6 +172,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker that goes away is waited for, however long: the worker never gives up and exits.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep the server's own logging as configured below
 
@@ -273,9 +275,24 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "accounts.views.csrf_failure"
 
+# One line per event with a timestamp (docs/operations.md); the Redis client libraries' passing
+# connection errors are folded to one line each instead of a traceback.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s"}},
+    "filters": {"one_line": {"()": "burraco_site.logging.OneLine"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "line"},
+        "console_one_line": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["one_line"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        name: {"handlers": ["console_one_line"], "level": "WARNING", "propagate": False}
+        for name in ("channels_redis", "redis", "daphne.server", "celery.worker.consumer")
+    },
 }
+CELERY_WORKER_LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
+CELERY_WORKER_TASK_LOG_FORMAT = (
+    "%(asctime)s %(levelname)s %(processName)s %(task_name)s[%(task_id)s]: %(message)s"
+)

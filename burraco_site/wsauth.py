@@ -1,9 +1,11 @@
-"""WebSocket authentication from the session cookie, on the database thread pool.
+"""WebSocket authentication from the session cookie, done by the consumer after it accepts.
 
-It does what Channels' `AuthMiddlewareStack` does (the session from the cookie, then the user,
-with the session hash checked), but in one call on `run_db`'s pool: the handshake of a socket
-does not queue behind every other socket's session lookup on Channels' one shared thread, which
-made Daphne drop handshakes under load. `scope["session"]` and `scope["user"]` are set as before.
+Channels' `AuthMiddlewareStack` looks the session and the user up *before* the handshake is
+answered, on its one shared thread: under load the handshakes queued there past Daphne's 5 s
+limit and were dropped. Here the middleware only reads the session key from the cookie
+(`scope["session_key"]`); each consumer accepts at once and then calls `session_and_user` on
+the database thread pool (together with its own set-up, in one call), closing with 4401 when
+nobody is signed in. It checks what Django's `get_user` checks (the session hash included).
 """
 
 from __future__ import annotations
@@ -39,13 +41,18 @@ def session_and_user(session_key: str | None):
     return session, get_user(SimpleNamespace(session=session))
 
 
-class SessionAuthMiddleware:
+async def authenticate(scope) -> tuple[object, object]:
+    """The session and user of a socket's scope (on the thread pool); cached in the scope."""
+    if "user" not in scope:
+        scope["session"], scope["user"] = await run_db(session_and_user)(scope.get("session_key"))
+    return scope["session"], scope["user"]
+
+
+class SessionKeyMiddleware:
     def __init__(self, application) -> None:
         self.application = application
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "websocket":
-            key = _cookies(scope).get(settings.SESSION_COOKIE_NAME)
-            session, user = await run_db(session_and_user)(key)
-            scope = dict(scope, session=session, user=user)
+            scope = dict(scope, session_key=_cookies(scope).get(settings.SESSION_COOKIE_NAME))
         return await self.application(scope, receive, send)

@@ -21,6 +21,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from burraco_site.dbthreads import run_db
+from burraco_site.wsauth import authenticate, session_and_user
 
 from .engine import IllegalMove
 from .selectors import lobby as lobby_selectors
@@ -168,23 +169,19 @@ class TableConsumer(SocketConsumer):
         # Accept first, then close with an application code: a refused handshake reaches the
         # browser only as 1006, a close code after accept tells the page why.
         await self.accept()
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
-        self.user_id = user.pk
-        self.language = getattr(user, "language", "") or settings.LANGUAGE_CODE
         try:
-            opened = await run_db(table_selectors.open_socket)(
-                self.table_id, user, self.scope.get("session"), self.channel_name, MAX_SOCKETS_PER_TABLE)
+            opened = await run_db(self._open)(self.scope.get("session_key"))
         except Exception:  # noqa: BLE001 - the database or Redis is down: the page will retry
             log.warning("table %s: could not open a socket", self.table_id, exc_info=True)
             await self.close(code=1013)  # try again later
             return
         if opened["refused"]:
-            await self.close(code={"not_found": CLOSE_NOT_FOUND, "forbidden": CLOSE_FORBIDDEN,
-                                   "too_many": CLOSE_TOO_MANY}[opened["refused"]])
+            await self.close(code={"unauthenticated": CLOSE_UNAUTHENTICATED, "not_found": CLOSE_NOT_FOUND,
+                                   "forbidden": CLOSE_FORBIDDEN, "too_many": CLOSE_TOO_MANY}[opened["refused"]])
             return
+        user = self.scope["user"]
+        self.user_id = user.pk
+        self.language = getattr(user, "language", "") or settings.LANGUAGE_CODE
         self.players = opened["players"]
         self.game_id = opened["game_id"]
         self.position = opened["position"]
@@ -193,6 +190,15 @@ class TableConsumer(SocketConsumer):
         if opened["presence"] is not None:
             await broadcast.deliver_async([(broadcast.all_group(self.table_id), opened["presence"])])
         Heartbeats.add(self)
+
+    def _open(self, session_key: str | None) -> dict[str, Any]:
+        """On the thread pool, in one call: who this is, and the socket's place at the table."""
+        self.scope["session"], user = session_and_user(session_key)
+        self.scope["user"] = user
+        if not user.is_authenticated:
+            return {"refused": "unauthenticated"}
+        return table_selectors.open_socket(self.table_id, user, self.scope["session"], self.channel_name,
+                                           MAX_SOCKETS_PER_TABLE)
 
     async def _join_groups(self) -> None:
         await self._leave_groups()
@@ -421,13 +427,13 @@ class EchoConsumer(SocketConsumer):
     cost of Daphne, the layer and a socket send can be measured without any game work."""
 
     async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        await self.accept()
+        _session, user = await authenticate(self.scope)
+        if not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.group = "echo." + self.channel_name.replace("!", ".")[-60:]
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):

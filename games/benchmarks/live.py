@@ -87,24 +87,32 @@ def prepare_tables(count: int, *, prefix: str = "bench") -> list[dict[str, Any]]
         sessions[user.pk] = store.session_key
     tables = []
     ruleset = Ruleset.preset("classico", players=2)
-    for i in range(count):
-        a, b = users[2 * i], users[2 * i + 1]
-        table = create_table(creator=a, ruleset=ruleset)
-        sit(table_id=table.pk, user=b, position=1)
-        tables.append({"id": table.pk, "sessions": [sessions[a.pk], sessions[b.pk]]})
+    # Nobody listens to this process's lobby yet: skip building the lobby list after each seat.
+    from games.services import tables as table_services
+
+    announce, table_services._announce_now = table_services._announce_now, lambda table_id: None
+    try:
+        for i in range(count):
+            a, b = users[2 * i], users[2 * i + 1]
+            table = create_table(creator=a, ruleset=ruleset)
+            sit(table_id=table.pk, user=b, position=1)
+            tables.append({"id": table.pk, "sessions": [sessions[a.pk], sessions[b.pk]]})
+    finally:
+        table_services._announce_now = announce
     return tables
 
 
-def restart_clocks(table_ids: list[int]) -> None:
-    """The first turn of every table starts now: setting up many tables takes longer than a
-    draw timer, and the benchmark measures play, not the timeouts of tables nobody sat at yet."""
+def restart_clocks(table_ids: list[int], seconds: float | None = None) -> None:
+    """The turn in play at every table starts now (with `seconds` on the clock, the table's
+    draw timer by default): setting up and connecting many tables takes longer than a draw
+    timer, and the benchmark measures play, not the timeouts of tables nobody sat at yet."""
     from datetime import timedelta
 
     from games.models import Game, Table
     from games.services import clock
 
     for table in Table.objects.filter(pk__in=table_ids).only("id", "draw_seconds"):
-        deadline = clock.now() + timedelta(seconds=table.draw_seconds)
+        deadline = clock.now() + timedelta(seconds=seconds or table.draw_seconds)
         Game.objects.filter(table_id=table.pk).update(turn_deadline=deadline, due_at=deadline)
 
 
@@ -316,7 +324,7 @@ async def _connect_all(sockets: list[PlayerSocket], spread: float, timeout: floa
 
 async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: float, seconds: float,
                    connect_seconds: float, measure: Callable[[], dict[str, float]],
-                   seed: int = 1) -> dict[str, Any]:
+                   seed: int = 1, before_play: Callable[[], None] | None = None) -> dict[str, Any]:
     """Play every table for `seconds`; returns the figures (and the CPU `measure` saw in the window)."""
     totals = Totals()
     per_table: list[list[PlayerSocket]] = []
@@ -332,6 +340,8 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
     connect_time = await _connect_all(flat, connect_seconds, timeout=20)
     await asyncio.gather(*(asyncio.wait_for(s.ready.wait(), 30) for s in flat if s.ws is not None),
                          return_exceptions=True)
+    if before_play is not None:
+        await asyncio.to_thread(before_play)
     rng = random.Random(seed)
     lag = LoopLag()
     lag.start()
@@ -432,8 +442,9 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
     loop_lag = await lag.stop()
     await asyncio.gather(*(ws.close() for ws in conns if ws), return_exceptions=True)
     cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
-    # An echo touches Daphne and Redis only; what the other roles spent meanwhile is idle work.
-    cpu["echo_path"] = round(cpu.get("daphne", 0) + cpu.get("redis", 0), 3)
+    # An echo touches Daphne, Redis (and nginx when it is in front) only; what the other roles
+    # spent meanwhile is idle work.
+    cpu["echo_path"] = round(cpu.get("daphne", 0) + cpu.get("redis", 0) + cpu.get("nginx", 0), 3)
     received = counts["received"]
     return {
         "sockets": 2 * tables,

@@ -86,6 +86,8 @@ class Stack:
     database_url: str
     daphnes: int = 2
     workers: int = 1
+    # Every worker runs the scheduler in a thread; a separate `run_scheduler` is optional.
+    separate_scheduler: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
     logdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="burraco-stack-")))
     redis_port: int = 0
@@ -130,18 +132,19 @@ class Stack:
     def start_daphne(self, index: int, port: int | None = None) -> int:
         port = port or free_port()
         process = self._spawn(f"daphne-{index}", [
-            sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "burraco_site.asgi:application",
+            sys.executable, "-m", "daphne", "--proxy-headers", "--websocket_connect_timeout", "20",
+            "-b", "127.0.0.1", "-p", str(port), "burraco_site.asgi:application",
         ])
         wait_for_port(port, process)
         return port
 
-    def start_worker(self, index: int = 0, beat: bool = False) -> subprocess.Popen:
+    def start_worker(self, index: int = 0) -> subprocess.Popen:
         name = f"worker-{index}"
         log_path = self.logdir / f"{name}.log"
         process = self._spawn(name, [
             sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "--pool=solo", "-c", "1",
             "-n", f"{name}-{os.getpid()}@%h", "--without-heartbeat", "--without-mingle", "--without-gossip",
-            "--loglevel=INFO", *(["-B"] if beat else []),
+            "--loglevel=INFO",
         ])
         deadline = time.monotonic() + 60
         while "ready." not in log_path.read_text():
@@ -153,13 +156,44 @@ class Stack:
     def start_scheduler(self) -> subprocess.Popen:
         return self._spawn("scheduler", [sys.executable, "manage.py", "run_scheduler"])
 
+    def start_nginx(self) -> int:
+        """nginx in front of the Daphne processes, with the deployed proxy rules
+        (deploy/nginx/burraco-proxy.conf); returns its port."""
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        port = free_port()
+        upstreams = "\n".join(f"        server 127.0.0.1:{p};" for p in self.daphne_ports)
+        conf = self.logdir / "nginx.conf"
+        conf.write_text(f"""
+worker_processes 1;
+pid {self.logdir}/nginx.pid;
+error_log {self.logdir}/nginx-error.log warn;
+daemon off;
+events {{ worker_connections 8192; }}
+http {{
+    access_log off;
+    client_body_temp_path {self.logdir}/nginx-body;
+    proxy_temp_path {self.logdir}/nginx-proxy;
+    upstream burraco_daphne {{
+        least_conn;
+{upstreams}
+    }}
+    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    server {{
+        listen 127.0.0.1:{port};
+        include {ROOT / "deploy" / "nginx" / "burraco-proxy.conf"};
+    }}
+}}
+""")
+        process = self._spawn("nginx", [nginx, "-c", str(conf), "-p", str(self.logdir)])
+        wait_for_port(port, process)
+        return port
+
     def start(self) -> Stack:
         self.start_redis()
         self.daphne_ports = [self.start_daphne(i) for i in range(self.daphnes)]
-        has_scheduler = (ROOT / "games" / "management" / "commands" / "run_scheduler.py").exists()
         for i in range(self.workers):
-            self.start_worker(i, beat=not has_scheduler and i == 0)
-        if has_scheduler:
+            self.start_worker(i)
+        if self.separate_scheduler:
             self.start_scheduler()
         return self
 

@@ -35,6 +35,8 @@ class Command(BaseCommand):
         parser.add_argument("--connect-seconds", type=float, default=10.0,
                             help="spread the socket handshakes over this many seconds")
         parser.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
+        parser.add_argument("--nginx", action="store_true",
+                            help="connect through nginx (deploy/nginx/burraco-proxy.conf) in front of the Daphnes")
         parser.add_argument("--db-name", default=f"burraco_live_bench_{os.getpid()}")
         parser.add_argument("--keep", action="store_true")
         parser.add_argument("--json", action="store_true")
@@ -44,7 +46,7 @@ class Command(BaseCommand):
             raise CommandError("bench_live needs DATABASE_URL on PostgreSQL (the production database).")
         say = (lambda text: None) if options["json"] else (lambda text: self.stdout.write(text))
         report = {"machine": live.machine(), "options": {k: options[k] for k in (
-            "tables", "pace", "seconds", "daphnes", "connect_seconds")}}
+            "tables", "pace", "seconds", "daphnes", "connect_seconds", "nginx")}}
         creation = connection.creation
         old_name = connection.settings_dict["NAME"]
         connection.settings_dict.setdefault("TEST", {})["NAME"] = options["db_name"]
@@ -62,18 +64,24 @@ class Command(BaseCommand):
                           extra_env={"BURRACO_BENCH_ECHO": "1", "BOT_MOVE_DELAY_SECONDS": "0.8",
                                      # the sessions were signed with this process's key
                                      "SECRET_KEY": settings.SECRET_KEY}).start()
+            ports = stack.daphne_ports
+            if options["nginx"]:
+                ports = [stack.start_nginx()]
+                report["nginx_port"] = ports[0]
             measure = _measurer(stack, connection.settings_dict["NAME"])
-            live.restart_clocks([t["id"] for t in tables])
+            table_ids = [t["id"] for t in tables]
+            live.restart_clocks(table_ids, seconds=3600)  # nobody's turn runs out while they connect
             say(f"playing on ports {stack.daphne_ports} for {options['seconds']} s ...")
             report["load"] = asyncio.run(live.run_load(
-                tables, stack.daphne_ports, pace=options["pace"], seconds=options["seconds"],
-                connect_seconds=options["connect_seconds"], measure=measure))
+                tables, ports, pace=options["pace"], seconds=options["seconds"],
+                connect_seconds=options["connect_seconds"], measure=measure,
+                before_play=lambda: _in_thread(live.restart_clocks, table_ids)))
             if not options["no_echo"]:
                 load = report["load"]
                 say("echo baseline ...")
                 sessions = [s for t in tables for s in t["sessions"]]
                 report["echo"] = asyncio.run(live.run_echo(
-                    len(tables), stack.daphne_ports, sessions, pace=options["pace"], seconds=options["seconds"],
+                    len(tables), ports, sessions, pace=options["pace"], seconds=options["seconds"],
                     frame_bytes=load["event_frame_bytes_mean"] or 2000,
                     connect_seconds=options["connect_seconds"], measure=measure))
                 report["ratio_to_echo"] = _ratios(report["load"], report["echo"])
@@ -86,6 +94,16 @@ class Command(BaseCommand):
                 creation.destroy_test_db(old_name, verbosity=0)
         report["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
         self.stdout.write(json.dumps(report, indent=1))
+
+
+def _in_thread(func, *args) -> None:
+    """Run `func` on a worker thread of the client's event loop and give its connection back."""
+    from django.db import connections
+
+    try:
+        func(*args)
+    finally:
+        connections.close_all()
 
 
 def _database_url() -> str:
@@ -109,6 +127,7 @@ def _measurer(stack: Stack, db_name: str):
                 "SELECT pid FROM pg_stat_activity WHERE datname = %s", [db_name])]
         return {
             "daphne": cpu_seconds(stack.pids("daphne")),
+            "nginx": cpu_seconds(stack.pids("nginx")),
             "celery": cpu_seconds(stack.pids("worker")),
             "scheduler": cpu_seconds(stack.pids("scheduler")),
             "postgres": cpu_seconds(backends),
