@@ -208,7 +208,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 # New accounts per address per hour (0 = no cap); the count lives in the cache (Redis with
 # REDIS_URL, shared by every process). The address is the one django-axes uses (REMOTE_ADDR:
-# behind a proxy, run Daphne with --proxy-headers; see docs/hardening.md).
+# behind a proxy, run Daphne with --proxy-headers; see docs/operations.md).
 SIGNUP_LIMIT_PER_HOUR = int(os.environ.get("SIGNUP_LIMIT_PER_HOUR", "5"))
 SIGNUP_LIMIT_WINDOW_SECONDS = 3600
 AXES_HANDLER = os.environ.get("AXES_HANDLER", "axes.handlers.database.AxesDatabaseHandler")
