@@ -244,13 +244,14 @@ class TableConsumer(SocketConsumer):
     # ------------------------------------------------------------------ from the channel layer
 
     async def frame_send(self, message: dict[str, Any]) -> None:
-        frame = message["frame"]
-        view = frame.get("view")
-        if isinstance(view, dict) and view.get("seat", self.position) != self.position:
+        if message.get("has_view") and message.get("view_seat", self.position) != self.position:
             return  # never forward another seat's view, whatever group it came through
-        await self._send(frame)
-        if frame.get("type") == "table":
-            await self._follow_seating(frame["table"])
+        version = message.get("version")
+        if isinstance(version, int):
+            self.version = max(self.version or 0, version)
+        await self.send(text_data=message["text"])
+        if message.get("kind") == "table":
+            await self._follow_seating(message["table"])
 
     async def _follow_seating(self, table: dict[str, Any]) -> None:
         """Someone sat or stood up, or the game started: if this person's seat changed (from
@@ -465,4 +466,4 @@ class LobbyConsumer(SocketConsumer):
             await self.send(text_data='{"type":"pong"}')
 
     async def frame_send(self, message: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(message["frame"]))
+        await self.send(text_data=message["text"])

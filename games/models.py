@@ -111,7 +111,7 @@ class Game(models.Model):
     totals = models.JSONField(default=list)  # match totals per side, before the hand in play
     version = models.PositiveIntegerField(default=0)
     to_move = models.PositiveSmallIntegerField(null=True, blank=True)
-    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True)
     # When the scheduler must next look at this game (a turn deadline, a computer's move that is
     # overdue, a player away past the grace); null when nothing is due. Deadlines are data: one
     # scheduler scans this index instead of a countdown task per action (games/services/scheduler.py).

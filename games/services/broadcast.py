@@ -11,6 +11,7 @@ Everything is sent through `deliver`, so tests can capture exactly what left the
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -40,6 +41,22 @@ def all_group(table_id: int) -> str:
 Messages = list[tuple[str, dict[str, Any]]]
 
 
+def layer_message(frame: dict[str, Any]) -> dict[str, Any]:
+    """What travels on the channel layer for one frame: its JSON text, encoded once here, and the
+    few fields the receiving consumer checks (the kind, and the seat of a view it carries), so
+    the receiver forwards the text as it is instead of decoding and encoding it again."""
+    view = frame.get("view")
+    return {
+        "type": MESSAGE_TYPE,
+        "text": json.dumps(frame, separators=(",", ":")),
+        "kind": frame.get("type"),
+        "view_seat": view.get("seat") if isinstance(view, dict) else None,
+        "has_view": isinstance(view, dict),
+        "version": frame.get("version"),
+        "table": frame.get("table") if frame.get("type") == "table" else None,
+    }
+
+
 def per_recipient(table_id: int, players: int, frames_for: Callable[[int | None], list[dict[str, Any]]]) -> Messages:
     """The one place frames are addressed: each seat's group gets the frames built for that seat,
     the spectators' group the frames built for nobody (`frames_for(None)`: the public view)."""
@@ -59,7 +76,7 @@ async def deliver_async(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     try:
         if not await _publish_pipelined(layer, batch):
             for group, frame in batch:
-                await layer.group_send(group, {"type": MESSAGE_TYPE, "frame": frame})
+                await layer.group_send(group, layer_message(frame))
     except Exception:  # noqa: BLE001 - see deliver
         log.warning("could not deliver frames: the channel layer is unreachable", exc_info=True)
 
@@ -81,8 +98,7 @@ async def _publish_pipelined(layer, batch: list[tuple[str, dict[str, Any]]]) -> 
         shard._ensure_redis()
         pipe = shard._redis.pipeline(transaction=False)
         for group, frame in batch:
-            pipe.publish(inner._get_group_channel_name(group),
-                         layer.serialize({"type": MESSAGE_TYPE, "frame": frame}))
+            pipe.publish(inner._get_group_channel_name(group), layer.serialize(layer_message(frame)))
         await pipe.execute()
     return True
 
@@ -102,7 +118,7 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
 
     async def send_all() -> None:
         for group, frame in batch:
-            await layer.group_send(group, {"type": MESSAGE_TYPE, "frame": frame})
+            await layer.group_send(group, layer_message(frame))
 
     try:
         async_to_sync(send_all)()

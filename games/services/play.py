@@ -225,9 +225,13 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
         same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
         new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
         mover = next(s for s in seats if s.position == engine_game.to_move)
-        online, watched = presence.at_table(table_id)
-        new_due = due_at if same_turn and due_at is not None else turns.due_at(
-            table_id, mover, new_deadline, grace, online)
+        if mover.position == seat and actor == Move.Actor.PERSON:
+            # The person who just acted plays on (after a draw, a meld): online by definition,
+            # the new due time is the deadline, and nobody's presence needs looking up.
+            new_due, watched = (due_at if same_turn and due_at is not None else new_deadline), True
+        else:
+            online, watched = presence.at_table(table_id)
+            new_due = turns.due_at(table_id, mover, new_deadline, grace, online)
         now = timezone.now()
         cursor.execute(_WRITE_SQL, [
             json.dumps(engine_game.to_dict(), separators=(",", ":")), new_version, engine_game.to_move,
