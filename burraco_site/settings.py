@@ -97,7 +97,10 @@ if DATABASE_URL:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # Under ASGI every request may run on another thread: a pool, not persistent
         # connections (CONN_MAX_AGE must stay 0 with it).
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        # Parameters travel apart from the query text (no quoting of the game state into SQL),
+        # and the statements the play path repeats are prepared once per connection.
+        DATABASES["default"]["OPTIONS"] = DATABASES["default"].get("OPTIONS", {}) | {"server_side_binding": True}
+        DATABASES["default"]["OPTIONS"]["pool"] = {
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
             "timeout": 10,
