@@ -231,7 +231,10 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
             new_due, watched = (due_at if same_turn and due_at is not None else new_deadline), True
         else:
             online, watched = presence.at_table(table_id)
-            new_due = turns.due_at(table_id, mover, new_deadline, grace, online)
+            # A person's turn keeps its due time; a computer's next move is due a little after
+            # now (as on the locked path), not at the scheduler's lease that brought this one.
+            keep_due = same_turn and due_at is not None and not mover.computer_plays
+            new_due = due_at if keep_due else turns.due_at(table_id, mover, new_deadline, grace, online)
         now = timezone.now()
         cursor.execute(_WRITE_SQL, [
             json.dumps(engine_game.to_dict(), separators=(",", ":")), new_version, engine_game.to_move,

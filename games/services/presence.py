@@ -188,7 +188,8 @@ def at_table(table_id: int) -> tuple[set[int], bool]:
 
 
 def disconnected(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:
-    """A socket closed. True when it was its seat's last one (the player is now away)."""
+    """A socket closed. True when it was its seat's last one (the player is now away: if it is
+    their turn, the scheduler now looks at the game when their grace runs out)."""
     member = _member(position, user_id, socket_id)
     client = _redis()
     if client is None:
@@ -197,7 +198,10 @@ def disconnected(table_id: int, position: int | None, user_id: int, socket_id: s
         client.zrem(_prefix() + _set_key(table_id), member)
     if position is None or position in _live_positions(table_id):
         return False
-    mark_away(table_id, position)
+    since = mark_away(table_id, position)
+    from . import turns
+
+    turns.seat_left(table_id, position, since)
     return True
 
 

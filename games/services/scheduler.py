@@ -108,8 +108,8 @@ def _record_tick(real_now: datetime, *, outage_seen: bool) -> int:
     extended: list[tuple[int, int, datetime | None]] = []
     with transaction.atomic():
         row = SchedulerState.objects.select_for_update().filter(name=CLOCK_ROW).first()
-        if row is None:
-            SchedulerState.objects.create(name=CLOCK_ROW, last_tick=real_now)
+        if row is None:  # the first tick ever; schedulers starting together may race to it
+            SchedulerState.objects.get_or_create(name=CLOCK_ROW, defaults={"last_tick": real_now})
             return 0
         gap = (real_now - row.last_tick).total_seconds()
         if outage_seen and gap > outage_seconds():

@@ -72,6 +72,20 @@ def due_at(table_id: int, mover: Mover, deadline: datetime | None, grace_seconds
     return min(deadline, since + timedelta(seconds=grace_seconds))
 
 
+def seat_left(table_id: int, position: int, since: datetime) -> None:
+    """The last socket of `position` closed at `since`. If that seat is to move, the scheduler
+    must look at the game when the player's grace runs out, not only at the turn's deadline:
+    `due_at` was computed while the player was online, so it is pulled forward (never pushed
+    back). Two queries, only when a seat's last socket goes."""
+    from ..models import Game, Table
+
+    grace = Table.objects.filter(pk=table_id).values_list("disconnect_grace_seconds", flat=True).first()
+    if grace is None:
+        return
+    look = since + timedelta(seconds=grace)
+    Game.objects.filter(table_id=table_id, finished=False, to_move=position, due_at__gt=look).update(due_at=look)
+
+
 def after_change(game_id: int, version: int, *, computer_next: bool | None = None) -> None:
     """After a change is committed: queue the computer's move if a computer is to move.
 

@@ -1,48 +1,50 @@
-"""Timers, computer players and disconnections, end to end with a real Celery worker process.
+"""Timers, computer players and absent players end to end, with a real Celery worker process.
 
 No eager mode: this process commits actions through the play service, whose on_commit hook
-(`turns.after_change`) publishes tasks to Redis; the worker process runs them on the same test
-database. Time is moved with the adjustable game clock (`games.services.clock`), not slept.
+(`turns.after_change`) publishes a computer's move to Redis; the worker runs it on the same test
+database, and the worker's scheduler thread (SCHEDULER_INTERVAL_SECONDS = 0.2) finds the turns
+whose deadline passed. Time is moved with the adjustable game clock, shared through the cache.
 """
 
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 
+from games import tasks
 from games.bots import choose_action
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.models import Game, Move, Seat, Table
 from games.selectors.tables import presence_frame
-from games.services import clock, presence, tables, timeouts
+from games.services import clock, presence, tables, timeouts, turns
 from games.services.play import submit_action
-from games.tasks import computer_move, sweep, turn_timeout
 from tests.games.helpers import make_user
 
-from .conftest import wait_for
+from .conftest import last_tick, quiet, scheduler_ticks, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
-def _real_time(celery_worker):
+def _quiet_after(timers, celery_worker, transactional_db):
     clock.reset()
     yield
-    clock.reset()
-    # Quiet the worker before the test database is flushed: every game over (their tasks turn
-    # stale), and a sweep sent last has run once everything queued before it has.
-    Game.objects.update(finished=True)
-    seen = timeouts.stats()["sweep"]
-    sweep.delay()
-    wait_for(lambda: timeouts.stats()["sweep"] > seen, what="the worker to go quiet")
+    assert celery_worker.poll() is None, "the worker died"
+    quiet(timers)
 
 
-def human_against_computer(username: str, level: str = "medio", **options) -> tuple[Table, object]:
-    user = make_user(username)
+_names = iter(range(10**6))
+
+
+def human_against_computer(level: str = "principiante", online: bool = True, **options) -> tuple[Table, object]:
+    user = make_user(f"ada{next(_names)}")
     ruleset = Ruleset.preset("mano_unica", players=2, target=None, **options)
     table = tables.create_table(creator=user, ruleset=ruleset)
+    if online:
+        presence.connected(table.pk, 0, user.pk, "tab-1")
     tables.fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING
@@ -63,22 +65,32 @@ def humans_turn(table: Table, position: int = 0) -> Game | None:
     return None
 
 
+def play_own_turn(table: Table, user, rng: random.Random) -> None:
+    """The person plays the rest of their turn (a beginner's choices), action by action."""
+    while True:
+        game = game_of(table)
+        engine = EngineGame.from_dict(game.state)
+        if game.finished or engine.hand_over or engine.to_move != 0:
+            return
+        action = choose_action(engine.view(0), "principiante", rng)
+        submit_action(game_id=game.pk, seat=0, action=action, actor="person",
+                      expected_version=game.version, user=user)
+
+
+def test_the_worker_runs_the_scheduler_thread():
+    first = wait_for(last_tick, what="the worker's scheduler to tick")
+    scheduler_ticks(3, timeout=5)  # about every 0.2 s
+    assert last_tick() > first
+
+
 def test_computer_answers_every_human_move_to_the_end_of_the_hand():
-    table, user = human_against_computer("ada", level="medio")
+    table, user = human_against_computer(level="medio")
     rng = random.Random(1)
     for _turn in range(200):
         game = wait_for(lambda: humans_turn(table), what="the computer to finish its turn")
         if game.finished:
             break
-        # The person plays a whole turn (a beginner's choices), action by action.
-        while True:
-            game = game_of(table)
-            engine = EngineGame.from_dict(game.state)
-            if engine.hand_over or engine.to_move != 0:
-                break
-            action = choose_action(engine.view(0), "principiante", rng)
-            submit_action(game_id=game.pk, seat=0, action=action, actor="person",
-                          expected_version=game.version, user=user)
+        play_own_turn(table, user, rng)
     game = game_of(table)
     assert game.finished
     moves = Move.objects.filter(game=game)
@@ -87,107 +99,172 @@ def test_computer_answers_every_human_move_to_the_end_of_the_hand():
     assert moves.filter(seat=1, action__type="discard").exists() or game.result["end_reason"] == "closed"
 
 
-def test_a_timer_fires_completes_the_turn_and_two_hand_the_seat_to_the_computer():
-    table, user = human_against_computer("bruno", level="principiante", draw_seconds=1, play_seconds=1)
+def test_a_lost_computer_move_is_played_by_the_schedulers_safety_net(monkeypatch):
+    table, user = human_against_computer()
     game = wait_for(lambda: humans_turn(table), what="the person's turn")
-    # Nobody moves: the countdown task fires at the deadline (one real second) and plays for us.
-    first = wait_for(lambda: list(Move.objects.filter(game=game, seat=0, actor="timeout")), timeout=15,
-                     what="the first timeout")
-    assert first[0].action == {"type": "draw"}
+
+    def broker_down(*args, **kwargs):
+        raise ConnectionError("the broker is down")
+
+    # This process cannot queue the computer's move after the person's turn (the worker can).
+    monkeypatch.setattr(tasks.computer_move, "apply_async", broker_down)
+    play_own_turn(table, user, random.Random(2))
+    game = game_of(table)
+    if game.finished:
+        pytest.skip("the person closed the hand in one turn")
+    version = game.version
+    assert game.to_move == 1
+    scheduler_ticks(3)
+    assert game_of(table).version == version  # not due yet: nobody plays it
+    clock.advance(turns.COMPUTER_SLACK_SECONDS + 1)
+    wait_for(lambda: game_of(table).version > version, timeout=5, what="the scheduler to play the computer's move")
+    assert Move.objects.get(game=game, seq=version + 1).actor == "computer"
+    # The rest of the computer's turn goes through the worker's own tasks.
+    wait_for(lambda: humans_turn(table), what="the computer to finish its turn")
+
+
+def test_timeouts_complete_the_turn_and_two_hand_the_seat_to_the_computer():
+    table, user = human_against_computer()
+    game = wait_for(lambda: humans_turn(table), what="the person's turn")
+    # The person sits there and does nothing: the 30-second draw timer runs out.
+    assert not Move.objects.filter(game=game, actor="timeout").exists()
+    clock.advance(31)
     wait_for(lambda: Move.objects.filter(game=game, seat=0, actor="timeout", action__type="discard").exists(),
-             what="the timeout's discard")
+             timeout=5, what="the scheduler to complete the turn")
+    first = list(Move.objects.filter(game=game, seat=0, actor="timeout").order_by("seq"))
+    assert [m.action["type"] for m in first] == ["draw", "discard"]
     seat = Seat.objects.get(table=table, position=0)
-    assert seat.consecutive_timeouts >= 1
-    # A second timeout in a row: the computer takes the seat over and plays it.
-    wait_for(lambda: Seat.objects.get(table=table, position=0).covered_by_computer, timeout=20,
+    assert seat.consecutive_timeouts == 1 and not seat.covered_by_computer
+    # The computer plays its turn; the person's new timer has 30 s again.
+    game = wait_for(lambda: humans_turn(table), what="the person's next turn")
+    if game.finished:
+        pytest.skip("the computer closed the hand")
+    assert game.turn_deadline > clock.now()
+    clock.advance(31)  # a second timeout in a row: the computer takes the seat over and plays it
+    wait_for(lambda: Seat.objects.get(table=table, position=0).covered_by_computer, timeout=5,
              what="the computer's cover")
-    wait_for(lambda: Move.objects.filter(game=game, seat=0, actor="computer").exists(), timeout=15,
+    assert Move.objects.filter(game=game, seat=0, actor="timeout").count() == 4
+    wait_for(lambda: Move.objects.filter(game=game, seat=0, actor="computer").exists() or game_of(table).finished,
              what="the computer to play the covered seat")
     assert presence_frame(table.pk)["seats"][0]["covered_by_computer"] is True
-    # "Sono tornato": the seat is the person's again.
+    # "Sono tornato": the seat is the person's again, and the computer stops playing it.
     timeouts.reclaim_seat(table.pk, 0, user)
     seat = Seat.objects.get(table=table, position=0)
     assert not seat.covered_by_computer and seat.consecutive_timeouts == 0
+    wait_for(lambda: game_of(table).finished or game_of(table).to_move == 0, what="the person's turn")
+    scheduler_ticks(3)
+    played = Move.objects.filter(game=game, seat=0, actor="computer").count()
+    scheduler_ticks(3)
+    assert Move.objects.filter(game=game, seat=0, actor="computer").count() == played
 
 
-def test_moved_clock_sweep_and_late_duplicate_tasks():
-    table, user = human_against_computer("carla", level="principiante")
+def test_late_and_duplicated_tasks_change_nothing(timers):
+    table, user = human_against_computer()
     game = wait_for(lambda: humans_turn(table), what="the person's turn")
-    stale_version = game.version
-    assert game.turn_deadline is not None
-    # The 30-second draw timer has run out as far as the game clock knows; its countdown task
-    # will not fire for half a minute of real time, so the sweep must catch it.
-    clock.advance(31)
-    sweep.delay()
-    wait_for(lambda: Move.objects.filter(game=game, seat=0, actor="timeout", action__type="discard").exists(),
-             what="the sweep to complete the turn")
-    game = wait_for(lambda: humans_turn(table), what="the person's next turn")
+    if game.version == 0:  # the person deals first: one turn, so the computer has moved
+        play_own_turn(table, user, random.Random(4))
+        game = wait_for(lambda: humans_turn(table), what="the person's next turn")
+    stale_version = game.version - 1  # the computer's last discard was for this version
+    assert stale_version >= 0
     before = (game.version, Move.objects.filter(game=game).count())
-    assert game.turn_deadline > clock.now()
     seen = timeouts.stats()["stale"]
-    # Late and duplicated tasks for the version that is gone: each is received and ignored.
+    # Late and duplicated moves for versions that are gone: each is received and ignored.
     for _ in range(3):
-        turn_timeout.delay(game.pk, stale_version)
-    computer_move.delay(game.pk, stale_version)
+        tasks.computer_move.delay(game.pk, stale_version)
+    tasks.computer_move.delay(game.pk, 0)
+    tasks.computer_move.delay(game.pk, game.version)  # the person's turn: not the computer's
     wait_for(lambda: timeouts.stats()["stale"] >= seen + 4, what="the worker to drop the stale tasks")
+    wait_for(lambda: timers.queued() == 0, what="the worker to take every task")
+    scheduler_ticks(2)
     game.refresh_from_db()
     assert (game.version, Move.objects.filter(game=game).count()) == before
-    assert Move.objects.filter(game=game, actor="timeout").count() == 2
+    assert game.to_move == 0
 
 
-def test_a_late_action_meets_the_deadline_check_first():
-    table, user = human_against_computer("dario", level="principiante")
-    game = wait_for(lambda: humans_turn(table), what="the person's turn")
-    clock.advance(31)
-    # The person's draw arrives after the deadline, the timer task has not run: the check made
-    # on every incoming action completes the turn, and the late draw is refused as stale.
-    assert timeouts.enforce_deadline(game.pk) is True
-    assert Move.objects.filter(game=game, seat=0, actor="timeout").count() == 2
-    from games.engine import IllegalMove
+def test_two_schedulers_apply_each_due_game_once(timers):
+    with timers.run_scheduler() as other:  # a second scheduler process beside the worker's thread
+        games = []
+        for n in range(8):
+            anna, bruno = make_user(f"anna{n}"), make_user(f"bruno{n}")
+            table = tables.create_table(creator=anna, ruleset=Ruleset.preset("mano_unica", target=None))
+            tables.sit(table_id=table.pk, user=bruno, position=1)
+            games.append(game_of(table))
+        seen = timeouts.stats()["timeout"]
+        other.ready()
+        scheduler_ticks(2)
+        clock.advance(31)  # every game is due at once
+        for game in games:
+            wait_for(lambda g=game: Move.objects.filter(game=g, action__type="discard").exists(), timeout=10,
+                     what="every turn to be completed")
+        scheduler_ticks(3)
+        assert other.poll() is None
+    for game in games:
+        game.refresh_from_db()
+        assert game.version == 2
+        assert list(Move.objects.filter(game=game).order_by("seq").values_list("actor", "action__type")) == [
+            ("timeout", "draw"), ("timeout", "discard")]
+    assert timeouts.stats()["timeout"] - seen == 8
 
-    with pytest.raises(IllegalMove) as info:
-        submit_action(game_id=game.pk, seat=0, action={"type": "draw"}, actor="person",
-                      expected_version=game.version, user=user)
-    assert info.value.code == "stale_version"
-    assert timeouts.enforce_deadline(game.pk) is False  # nothing left to catch
 
-
-def test_a_disconnected_player_is_covered_and_takes_the_seat_back():
-    table, user = human_against_computer("elena", level="principiante")
+def test_an_away_player_is_covered_after_the_grace():
+    table, user = human_against_computer()
     Table.objects.filter(pk=table.pk).update(disconnect_grace_seconds=5)
-    presence.connected(table.pk, 0)
     game = wait_for(lambda: humans_turn(table), what="the person's turn")
-    # The tab closes during the turn; 6 seconds pass on the game clock.
-    presence.disconnected(table.pk, 0)
-    seen = timeouts.stats()["sweep"]
-    sweep.delay()  # sees the player away and starts counting
-    wait_for(lambda: timeouts.stats()["sweep"] > seen, what="a sweep")
+    # The tab closes during the turn; 6 seconds pass on the game clock (the turn has 30).
+    assert presence.disconnected(table.pk, 0, user.pk, "tab-1") is True
+    scheduler_ticks(2)
+    assert not Seat.objects.get(table=table, position=0).covered_by_computer
     clock.advance(6)
-    sweep.delay()
-    wait_for(lambda: Seat.objects.get(table=table, position=0).covered_by_computer, what="the computer's cover")
-    wait_for(lambda: Move.objects.filter(game=game, seat=0, actor="computer", action__type="discard").exists(),
-             what="the computer to play the absent player's turn")
+    wait_for(lambda: Seat.objects.get(table=table, position=0).covered_by_computer, timeout=5,
+             what="the computer's cover")
+    wait_for(lambda: Move.objects.filter(game=game, seat=0, actor="computer", action__type="discard").exists()
+             or game_of(table).finished, what="the computer to play the absent player's turn")
+    assert not Move.objects.filter(game=game, actor="timeout").exists()
     frame = presence_frame(table.pk)
     assert frame["seats"][0] == {"position": 0, "online": False, "covered_by_computer": True, "computer": False}
-    # The player is back: the socket reconnects and "Sono tornato" returns the seat (maybe in the
-    # middle of a turn the computer began for them: they finish it).
-    presence.connected(table.pk, 0)
+    # Back: the page reconnects and "Sono tornato" returns the seat.
+    presence.connected(table.pk, 0, user.pk, "tab-2")
     timeouts.reclaim_seat(table.pk, 0, user)
     assert not Seat.objects.get(table=table, position=0).covered_by_computer
+    assert presence_frame(table.pk)["seats"][0]["online"] is True
 
-    def seat_0_to_move():
-        current = game_of(table)
-        return current if current.to_move == 0 or current.finished else None
 
-    game = wait_for(seat_0_to_move, what="the person's turn again")
-    computer_moves = Move.objects.filter(game=game, seat=0, actor="computer").count()
-    # Their turn waits for them: the sweep finds an online person with time left.
-    seen = timeouts.stats()["sweep"]
-    sweep.delay()
-    sweep.delay()
-    wait_for(lambda: timeouts.stats()["sweep"] >= seen + 2, what="the sweeps")
+def test_a_player_back_within_the_grace_is_not_covered():
+    table, user = human_against_computer()
+    Table.objects.filter(pk=table.pk).update(disconnect_grace_seconds=5)
+    game = wait_for(lambda: humans_turn(table), what="the person's turn")
+    before = (game.version, Move.objects.filter(game=game).count())
+    presence.disconnected(table.pk, 0, user.pk, "tab-1")
+    clock.advance(3)
+    presence.connected(table.pk, 0, user.pk, "tab-1-reloaded")  # the page reloaded in time
+    early = timeouts.stats()["early"]
+    clock.advance(3)  # past the grace since the tab closed: the scheduler looks and leaves it
+    wait_for(lambda: timeouts.stats()["early"] > early, timeout=5, what="the scheduler to look")
+    scheduler_ticks(3)
     game.refresh_from_db()
-    assert game.to_move == 0
-    assert Move.objects.filter(game=game, seat=0, actor="computer").count() == computer_moves
-    action = choose_action(EngineGame.from_dict(game.state).view(0), "principiante", random.Random(3))
-    submit_action(game_id=game.pk, seat=0, action=action, actor="person", expected_version=game.version, user=user)
+    assert not Seat.objects.get(table=table, position=0).covered_by_computer
+    assert (game.version, Move.objects.filter(game=game).count()) == before
+    assert game.due_at == game.turn_deadline
+    play_own_turn(table, user, random.Random(3))  # their turn waited for them
+    assert Move.objects.filter(game=game, seat=0, actor="person").exists()
+
+
+def test_one_broken_game_does_not_stop_the_scheduler(celery_worker):
+    broken_table, _ = human_against_computer()
+    good_table, _ = human_against_computer()
+    broken = wait_for(lambda: humans_turn(broken_table), what="the person's turn")
+    good = wait_for(lambda: humans_turn(good_table), what="the person's turn")
+    first = good.turn_deadline - timedelta(seconds=1)  # claimed first, in the same tick as the good one
+    Game.objects.filter(pk=broken.pk).update(state={"not": "a game"}, turn_deadline=first, due_at=first)
+    clock.advance(31)
+    wait_for(lambda: Move.objects.filter(game=good, actor="timeout", action__type="discard").exists(), timeout=5,
+             what="the good game's timeout")
+    wait_for(lambda: f"scheduler: game {broken.pk} v{broken.version} failed" in celery_worker.log_path.read_text(),
+             timeout=5, what="the broken game's failure in the worker's log")
+    # The loop lives on: it ticks, and the broken game is tried again when its lease runs out.
+    scheduler_ticks(3)
+    clock.advance(11)
+    wait_for(lambda: celery_worker.log_path.read_text().count(f"scheduler: game {broken.pk} ") >= 2, timeout=5,
+             what="the broken game to be tried again")
+    assert Game.objects.get(pk=broken.pk).version == broken.version
+    wait_for(lambda: humans_turn(good_table), what="the good game to go on")

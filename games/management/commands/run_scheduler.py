@@ -12,7 +12,7 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from games.services.scheduler import Scheduler
+from games.services.scheduler import Scheduler, interval
 
 
 class Command(BaseCommand):
@@ -22,4 +22,6 @@ class Command(BaseCommand):
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
+        self.stdout.write(f"turn scheduler running, every {interval():g} s")
+        self.stdout.flush()
         Scheduler().run_forever(stop)
