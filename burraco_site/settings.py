@@ -165,6 +165,12 @@ SCHEDULER_INTERVAL_SECONDS = float(os.environ.get("SCHEDULER_INTERVAL_SECONDS", 
 SCHEDULER_IN_WORKER = env_bool("SCHEDULER_IN_WORKER", True)
 
 # --- Live play ----------------------------------------------------------------------------
+# New tables are refused past this many waiting or playing (0: no limit); size it from the load
+# benchmark on the production machines (docs/performance.md: the tables per core at p99 150 ms).
+MAX_TABLES_IN_PLAY = int(os.environ.get("MAX_TABLES_IN_PLAY", "0"))
+# A Daphne process answers "busy" instead of queueing more than this many socket calls for its
+# database threads (a bounded queue: under overload frames are refused, not delayed for ever).
+DB_QUEUE_MAX = int(os.environ.get("DB_QUEUE_MAX", "400"))
 # The computer's human-like pause before each action (0 in tests).
 BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).

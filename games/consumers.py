@@ -20,7 +20,7 @@ from django.db import DatabaseError
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from burraco_site.dbthreads import run_db
+from burraco_site.dbthreads import Busy, run_db
 from burraco_site.wsauth import authenticate, session_and_user
 
 from .engine import IllegalMove
@@ -55,6 +55,7 @@ def server_messages() -> dict[str, str]:
         "not_seated": _("Non sei seduto a questo tavolo."),
         "not_playing": _("La partita non è in corso."),
         "bad_phrase": _("In chat si possono usare solo le frasi proposte."),
+        "busy": _("Il server è molto carico in questo momento: nulla è cambiato, riprova tra un attimo."),
         "unavailable": _("Il server non riesce a salvare la mossa in questo momento: nulla è cambiato, "
                          "riprova tra qualche secondo."),
     }
@@ -306,6 +307,8 @@ class TableConsumer(SocketConsumer):
         except DatabaseError:
             log.warning("table %s: the database is unavailable", self.table_id, exc_info=True)
             await self._error("unavailable", server_messages()["unavailable"], ref)
+        except Busy:
+            await self._error("busy", server_messages()["busy"], ref)
 
     async def _on_hello(self, frame: dict[str, Any], ref) -> None:
         last = frame.get("last_version")
@@ -398,7 +401,7 @@ class TableConsumer(SocketConsumer):
         with translation.override(self.language):
             message = _(str(message))
         version = self.version
-        if version is None and self.game_id is not None and code != "unavailable":
+        if version is None and self.game_id is not None and code not in ("unavailable", "busy"):
             version = await run_db(table_selectors.current_version)(self.table_id)
         await self._send({"type": "error", "code": code, "message": message, "ref": ref, "version": version})
 

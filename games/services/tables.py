@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -94,6 +95,16 @@ def check_players(ruleset: Ruleset) -> None:
 # ----------------------------------------------------------------------------- services
 
 
+def check_capacity() -> None:
+    """Past the number of tables the site is sized for (`MAX_TABLES_IN_PLAY`, from the load
+    benchmark's figures), new tables are refused, so the tables already in play keep their pace
+    instead of all slowing down together."""
+    limit = settings.MAX_TABLES_IN_PLAY
+    if limit and Table.objects.filter(status__in=[Table.Status.PLAYING, Table.Status.WAITING]).count() >= limit:
+        raise TableError("site_full", _("Il sito è al completo: tutti i tavoli disponibili sono occupati. "
+                                        "Riprova tra qualche minuto."))
+
+
 def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | None = None,
                  rated: bool = False, private: bool = False) -> Table:
     """A new waiting table with its empty seats; the creator sits in seat 0.
@@ -106,6 +117,7 @@ def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | N
     if rated and private:
         raise TableError("private_unrated", private_unrated_message())
     check_players(ruleset)
+    check_capacity()
     grace = ruleset.grace_seconds if disconnect_grace_seconds is None else disconnect_grace_seconds
     with transaction.atomic():
         table = Table.objects.create(
