@@ -97,7 +97,8 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
         page_a.click("#btn-meld")
         error = page_a.locator("#table-error")
         error.wait_for(state="visible")
-        assert error.inner_text() == "Le carte non sono tutte dello stesso seme"
+        assert error.inner_text() == (
+            "I valori delle carte non sono omogenei: non formano né una scala né un tris")
         assert error.evaluate("e => getComputedStyle(e).color") == "rgb(179, 38, 30)"
         assert hand(page_a) == before
         assert Game.objects.get(table=table).version == 1
