@@ -168,6 +168,9 @@ CELERY_BEAT_SCHEDULE = {
 # --- Live play ----------------------------------------------------------------------------
 # The computer's human-like pause before each action (0 in tests).
 BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
+# Extra seconds on the first draw of every hand after the first: the scoring of the hand just
+# over is on screen when the next deal arrives (games.services.tables.deadline_for).
+HAND_BREAK_SECONDS = max(0, int(os.environ.get("HAND_BREAK_SECONDS", "15")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 CELERY_TASK_IGNORE_RESULT = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -201,21 +202,26 @@ def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Ta
 
 def deadline_for(engine_game: EngineGame, table: Table, *, previous=None, same_turn: bool = False):
     """When the seat to move runs out of time: the draw timer while it must draw, the timer for
-    the rest of the turn after; within one turn the rest-of-turn deadline does not restart."""
+    the rest of the turn after; within one turn the rest-of-turn deadline does not restart.
+    The first draw of every hand after the first also gets `HAND_BREAK_SECONDS`: the players are
+    reading the last hand's scoring when the new deal arrives."""
     if engine_game.hand_over:
         return None
     if same_turn and previous is not None and engine_game.phase != "draw":
         return previous
     seconds = table.draw_seconds if engine_game.phase == "draw" else table.play_seconds
+    if engine_game.phase == "draw" and engine_game.hand_number > 0 and not engine_game.actions:
+        seconds += settings.HAND_BREAK_SECONDS
     return clock.now() + timedelta(seconds=seconds)
 
 
-def start_game(table: Table) -> Game:
-    """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic)."""
+def start_game(table: Table, *, first_player: int | None = None) -> Game:
+    """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic).
+    The first player is drawn by lot unless given (a rematch swaps it)."""
     if table.status != Table.Status.WAITING or Game.objects.filter(table=table).exists():
         raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
     ruleset = Ruleset.from_dict(table.options)
-    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom())
+    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player)
     game = Game.objects.create(
         table=table,
         hand_number=engine_game.hand_number + 1,

@@ -70,3 +70,11 @@ def test_worked_examples_carry_the_engine_verdicts(client):
     score = scoring_example()["score"]
     assert score[0]["total"] == 365 and score[1]["total"] == -125
     assert ">365<" in body and ">-125<" in body
+
+
+def test_controls_page_lists_every_control(client):
+    body = client.get("/comandi/").content.decode()
+    assert "Comandi del tavolo" in body
+    for words in ("Pescare dal tallone", "Raccogliere gli scarti", "Calare le carte scelte", "Legare a un tuo gioco",
+                  "Scartare e finire il turno", "<kbd>P</kbd>", "<kbd>Esc</kbd>", "Rivincita"):
+        assert words in body
