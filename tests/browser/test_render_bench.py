@@ -23,7 +23,7 @@ from .table_helpers import DESKTOP, PHONE, signed_in_page, wait_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-MEASURE = """(frames) => {
+MEASURE = """async (frames) => {
   const t = window.burracoTable;
   const script = [], total = [];
   for (let round = 0; round < 3; round++) {
@@ -38,6 +38,7 @@ MEASURE = """(frames) => {
     }
     const d = document.getElementById("score-dialog");
     if (d && d.open) d.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));  // the dialog's close event
   }
   return {script, total, cards: document.querySelectorAll('#hand .pcard').length};
 }"""
