@@ -211,7 +211,7 @@ describe("the move log", () => {
     S.applySnapshot(s, snapshot({ view: view({ phase: "play", allowed: ["discard"] }) }), T0);
     S.applyEvent(s, event(1, 0, { type: "discard", card: "KD" }, view({ hand_over: true, end_reason: "closed",
       to_move: null, my_turn: false, allowed: [] })), T0);
-    assert.equal(s.log[0].text, "anna (tu) scarta K♦ — chiude la mano");
+    assert.equal(s.log[0].text, "anna scarta K♦ — chiude la mano");
   });
 });
 

@@ -110,6 +110,8 @@ export function createRenderer(s) {
         node.type = "button";
         node.dataset.drop = "meld";
         node.title = L.layOffHere;
+        // The button's name is what it shows (its cards), after what it does.
+        node.append(el("span", "visually-hidden", `${L.layOffHere}: `));
       }
       node.dataset.meldId = m.id;
       node.append(el("span", "meld-tag"), el("span", "meld-cards"));
@@ -127,9 +129,10 @@ export function createRenderer(s) {
       setText(tag, burracoLabel(m.burraco));
       const row = node.querySelector(".meld-cards");
       row.replaceChildren(...m.cards.map((card, i) => cardFace(card, { labels: L, wild: m.wild === i })));
-      const label = m.cards.map((card, i) => cardLabel(card, L) + (m.wild === i ? ` (${L.asWild})` : "")).join(", ");
-      setAttr(node, "aria-label", ours ? `${L.layOffHere}: ${label}` : label);
-      if (!ours) setAttr(node, "role", "group");
+      if (!ours) {
+        setAttr(node, "role", "group");
+        setAttr(node, "aria-label", m.cards.map((card, i) => cardLabel(card, L) + (m.wild === i ? ` (${L.asWild})` : "")).join(", "));
+      }
     });
   }
 

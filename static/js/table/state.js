@@ -275,7 +275,7 @@ export function restoreOrder(s, saved) {
 export function describeMove(s, frame, before, after) {
   const a = frame.action || {};
   const L = s.L.log || {};
-  const name = seatName(s, frame.seat);
+  const name = plainName(s, frame.seat); // as the server's lines for the same hand
   const cards = (list) => (list || []).map(shortCard).join(" ");
   let text;
   if (a.type === "draw") text = fmt(L.draw, { name });
