@@ -190,7 +190,7 @@ function run(effects) {
   view.render();
   if (state.seat !== null) saveOrder();
   for (const fn of later) fn();
-  if (state.rematch) renderRematch();
+  if (state.finished) renderRematch();
   if (!tourChecked && state.view && state.seat !== null && state.status === "playing") {
     tourChecked = true; // the first visit's tour, over the table as it is now drawn
     startTour(L.tour);
@@ -430,7 +430,9 @@ on("score-close", "click", () => {
   $("score-dialog").close();
 });
 on("score-dialog", "close", () => {
-  S.closeScore(state);
+  const dialog = $("score-dialog");
+  if (dialog.dataset.review === "1") delete dialog.dataset.review; // put aside to look at the table
+  else S.closeScore(state);
   view.render();
 });
 on("score-review", "click", () => {
@@ -556,8 +558,10 @@ function setStatus(status) {
 /** The rematch offer under a finished match's scoring: who asked, and the new table once all did. */
 function renderRematch() {
   const box = $("rematch-box");
-  const r = state.rematch;
-  if (!box || !r || !state.finished) return;
+  if (!box || !state.finished) return;
+  // Before anybody asked, nobody has said yes and every person at the table is needed.
+  const r = state.rematch || { accepted: [], table_url: null,
+    needed: [...state.seats.values()].filter((i) => !i.computer).map((i) => i.position) };
   box.hidden = false;
   const asked = r.accepted || [];
   const mine = asked.includes(state.seat);
