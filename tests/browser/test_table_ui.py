@@ -105,6 +105,13 @@ def test_the_table_a_player_meets(live_site, browser, screenshot_dir):
         assert 0 <= ghost["x"] < DESKTOP["width"] and 0 <= ghost["y"] < DESKTOP["height"]
         assert abs(ghost["x"] - (kd["x"] + 20)) < 80 and abs(ghost["y"] - (kd["y"] - 150)) < 80
         assert page_a.locator(".footer").bounding_box() == footer  # the footer did not jump
+        # A frame arriving in the middle of the drag redraws the table; the drag goes on.
+        page_a.evaluate("""() => window.burracoTable.handleFrame({type: "presence", seats: [
+            {position: 0, online: true, covered_by_computer: false, computer: false},
+            {position: 1, online: true, covered_by_computer: false, computer: false}]})""")
+        page_a.mouse.move(kd["x"] + 60, kd["y"] - 170, steps=3)
+        assert page_a.locator(".drag-ghost").count() == 1
+        assert page_a.locator('#hand .pcard.drag-source[data-card="KD"]').count() == 1
         shoot(page_a, screenshot_dir, "ui-drag-1280")
         page_a.mouse.move(kd["x"] + 20, kd["y"] + 30, steps=3)  # back into the hand: no move at all
         page_a.mouse.up()
@@ -178,6 +185,11 @@ def test_the_table_a_player_meets(live_site, browser, screenshot_dir):
         assert page_b.evaluate("window.burracoTable.motion.flights") > 0
         assert "yourTurn" in played(page_b) and "meld" in played(page_b)
         assert page_b.title().startswith("● Tocca a te")
+        # Ten seconds left on his clock: a short warning sound.
+        page_b.evaluate("""() => { const s = window.burracoTable.state;
+            s.deadline = new Date(Date.now() + s.skew + 10400).toISOString(); }""")
+        page_b.wait_for_function("window.burracoTable.sounds.played.includes('tick')", timeout=3000)
+        assert page_b.locator("#turn-clock.urgent").count() == 1
         assert [m.actor for m in Move.objects.filter(game__table=table)] == ["person"] * 4
 
         # On the phone the hand, the stock and the pile stay on screen wherever the page scrolls.
