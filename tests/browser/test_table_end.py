@@ -102,6 +102,7 @@ def test_the_scoring_the_next_hand_and_a_rematch(live_site, browser, screenshot_
         assert "fine della mano 1" in page_a.locator("#review-text").inner_text()
         assert page_a.locator("#review-continue").inner_text().startswith("Vai alla mano 2 ")
         assert page_a.locator("#melds-us .meld").count() == 2
+        assert page_a.locator("#move-log li").last.inner_text().endswith("— chiude la mano")  # hand 1's moves
         shoot(page_a, screenshot_dir, "end-review-1280")
         page_a.click("#review-score")  # and back to the scoring
         page_a.locator("#score-dialog[open]").wait_for()

@@ -264,6 +264,8 @@ describe("the end of a hand", () => {
     S.applySnapshot(s, snapshot({ version: 1, hand_number: 2, view: view({ hand_number: 1, to_move: 0,
       hand: ["2C", "9D", "QS"] }), deadline: "2026-05-04T18:00:45Z" }), T0);
     assert.equal(S.shownView(s), last); // still the finished hand's table
+    assert.deepEqual(S.shownLog(s).map((l) => l.text), ["anna lega 6♥ — chiude la mano"]); // and its moves
+    assert.deepEqual(s.log, []); // the new hand's own log starts empty
     assert.deepEqual(S.shownHand(s).map((i) => i.card), []);
     assert.equal(S.secondsLeft(s, T0), 45); // ...while the new hand's clock runs
     assert.equal(S.isMyTurn(s), true);

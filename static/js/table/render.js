@@ -272,7 +272,8 @@ export function createRenderer(s) {
     const log = logBox;
     if (!log) return;
     const before = log.childElementCount;
-    const lines = s.log.length ? s.log : [{ version: "none", text: L.noMoves, empty: true }];
+    const shown = S.shownLog(s);
+    const lines = shown.length ? shown : [{ version: "none", text: L.noMoves, empty: true }];
     keyed(log, lines, (line) => line.version, () => el("li"), (li, line) => {
       setText(li, line.text);
       li.classList.toggle("empty-note", Boolean(line.empty));

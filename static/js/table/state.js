@@ -102,6 +102,11 @@ export function shownView(s) {
   return (s.scoreOpen || s.reviewing) && s.heldView ? s.heldView : s.view;
 }
 
+/** The log of the hand on show (the finished one while its table is looked at). */
+export function shownLog(s) {
+  return (s.scoreOpen || s.reviewing) && s.heldLog ? s.heldLog : s.log;
+}
+
 export function shownHand(s) {
   if ((s.scoreOpen || s.reviewing) && s.heldHand) return s.heldHand;
   return s.hand;
@@ -452,6 +457,7 @@ export function applyHandOver(s, frame) {
   s.handOver = frame;
   s.heldView = s.view;
   s.heldHand = s.hand.map((i) => ({ ...i }));
+  s.heldLog = [...s.log];
   s.scoreOpen = true;
   s.reviewing = false;
   return [{ type: "score" }, { type: "sound", name: "handOver" }];
@@ -491,6 +497,7 @@ export function closeScore(s) {
   s.reviewing = false;
   s.heldView = null;
   s.heldHand = null;
+  s.heldLog = null;
 }
 
 /** Put the scoring aside and look at the finished hand's table. */
