@@ -75,6 +75,7 @@ def test_no_serious_accessibility_violation_on_any_page(live_site, browser, scre
                 found = serious_violations(page)
                 assert found == [], (path, label, found)
             page.goto(f"{live_site}/comandi/")
+            assert not page.evaluate("document.documentElement.scrollWidth > window.innerWidth")  # fits a phone
             page.screenshot(path=str(screenshot_dir / f"controls-{label}.png"), full_page=True)
             assert page.js_errors == []
         finally:
