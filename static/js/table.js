@@ -177,6 +177,7 @@ function run(effects) {
       case "move":
         // Measured in the next frame, when the browser has laid the page out anyway.
         requestAnimationFrame(() => animateMove(effect));
+        if (!effect.mine) announce(state.lastMove); // read out the others' moves
         break;
       case "yourTurn":
         sounds.play("yourTurn");

@@ -42,11 +42,32 @@ def test_lobby_language_and_leaving(live_site, browser, screenshot_dir):
             # The site's icon is there.
             icon = page.get_attribute('link[rel="icon"]', "href")
             assert page.request.get(f"{live_site}{icon}").headers["content-type"].startswith("image/svg")
+            # "Alzati" from her own waiting table: to the lobby, not to a dead board.
+            waiting = create_table(creator=anna, ruleset=Ruleset.preset("classico"))
+            page.goto(f"{live_site}/tavolo/{waiting.pk}/")
+            page.wait_for_selector("#waiting-room")
+            page.click("#leave-button")
+            page.wait_for_url(f"{live_site}/gioca/")
+            assert "Hai lasciato il tavolo." in page.locator(".messages").inner_text()
+            page.wait_for_timeout(500)  # a late frame of the old table must not take her back there
+            assert page.url == f"{live_site}/gioca/"
+            assert Table.objects.get(pk=waiting.pk).status == Table.Status.ABANDONED
+            page.goto(f"{live_site}/tavolo/{waiting.pk}/")
+            assert page.locator("#abandoned-note").is_visible() and page.locator("#game").count() == 0
+            page.screenshot(path=str(screenshot_dir / f"fix-abandoned-{label}.png"))
+            # The footer's EN works for a signed-in player (the saved language used to win).
+            page.goto(f"{live_site}/gioca/")
+            page.click('.language-switch button[value="en"]')
+            page.wait_for_selector("html[lang=en]")
+            assert page.locator("h1").inner_text() == "Play"
+            assert get_user_model().objects.get(pk=anna.pk).language == "en"
+            page.click('.language-switch button[value="it"]')
+            page.wait_for_selector("html[lang=it]")
             assert page.js_errors == []
         finally:
             context.close()
 
-    # The footer's EN works for a signed-in player (the saved language used to win), and stays.
+    # The choice stays on the account: the rules page in English says where refusals are shown.
     context, page = signed_in_page(browser, live_site, anna, PHONE)
     try:
         page.goto(f"{live_site}/gioca/")
@@ -61,20 +82,6 @@ def test_lobby_language_and_leaving(live_site, browser, screenshot_dir):
         page.click('.language-switch button[value="it"]')
         page.wait_for_selector("html[lang=it]")
         assert get_user_model().objects.get(pk=anna.pk).language == "it"
-
-        # "Alzati" from her own waiting table: to the lobby, not to a dead board.
-        table = create_table(creator=anna, ruleset=Ruleset.preset("classico"))
-        page.goto(f"{live_site}/tavolo/{table.pk}/")
-        page.wait_for_selector("#waiting-room")
-        page.click("#leave-button")
-        page.wait_for_url(f"{live_site}/gioca/")
-        assert "Hai lasciato il tavolo." in page.locator(".messages").inner_text()
-        page.wait_for_timeout(500)  # a late frame of the old table must not take her back there
-        assert page.url == f"{live_site}/gioca/"
-        assert Table.objects.get(pk=table.pk).status == Table.Status.ABANDONED
-        page.goto(f"{live_site}/tavolo/{table.pk}/")
-        assert page.locator("#abandoned-note").is_visible() and page.locator("#game").count() == 0
-        page.screenshot(path=str(screenshot_dir / "fix-abandoned-390.png"))
         assert page.js_errors == []
     finally:
         context.close()

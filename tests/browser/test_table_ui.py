@@ -32,7 +32,7 @@ from .table_helpers import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 POSITION = dict(
-    hands=[["6H", "7H", "8H", "9H", "KS", "KD", "KC", "4C", "JS", "QD", "3S"],
+    hands=[["6H", "7H", "8H", "9H", "KS", "KD", "KC", "4C", "JS", "QD", "JK"],
            ["5S", "6S", "7S", "9C", "9D", "AS", "AD", "4H", "TD", "6C", "8D"]],
     stock=["5H", "3C", "8C", "TC", "5C", "JD"],
     discard=["QC"],
@@ -152,7 +152,7 @@ def test_the_table_a_player_meets(live_site, browser, screenshot_dir):
 
         # Sort by rank, then her own order: both kept across a reload, with the move log.
         page_a.click("#btn-sort-rank")
-        assert hand(page_a)[:3] == ["3S", "4C", "6H"]
+        assert hand(page_a)[:3] == ["4C", "6H", "7H"] and hand(page_a)[-1] == "JK"
         card(page_a, "QC").drag_to(page_a.locator("#hand .pcard").first, target_position={"x": 5, "y": 30})
         mine = hand(page_a)
         assert mine[0] == "QC"
@@ -192,8 +192,44 @@ def test_the_table_a_player_meets(live_site, browser, screenshot_dir):
         assert page_b.locator("#turn-clock.urgent").count() == 1
         assert [m.actor for m in Move.objects.filter(game__table=table)] == ["person"] * 4
 
+        # The same at the other size: Anna (desktop) drags the dead stock; Bruno (phone) sorts, uses
+        # the keyboard, drags a card and is refused, and the table's rules show on his phone too.
+        stock = page_a.locator("#stock").bounding_box()
+        page_a.mouse.move(stock["x"] + 10, stock["y"] + 10)
+        page_a.mouse.down()
+        page_a.mouse.move(stock["x"] + 300, stock["y"] + 300, steps=5)
+        page_a.mouse.up()
+        assert page_a.evaluate("String(window.getSelection())") == ""
+        assert "Classico" in page_b.locator("#rules-panel").inner_text()
+        page_b.click("#btn-sort-rank")
+        assert hand(page_b)[:3] == ["4H", "5S", "6S"]
+        card(page_b, "9C").focus()
+        key = page_b.evaluate(KEY_OF_FOCUS)
+        page_b.keyboard.press("Space")
+        assert page_b.evaluate(KEY_OF_FOCUS) == key
+        page_b.keyboard.press("Escape")
+        page_b.click("#btn-draw")
+        wait_version(page_b, 5)
+        ad = card(page_b, "AD").bounding_box()
+        page_b.mouse.move(ad["x"] + 10, ad["y"] + 20)
+        page_b.mouse.down()
+        page_b.mouse.move(ad["x"] + 30, ad["y"] - 200, steps=6)
+        ghost = page_b.locator(".drag-ghost").bounding_box()
+        assert 0 <= ghost["x"] < PHONE["width"] and 0 <= ghost["y"] < PHONE["height"]
+        page_b.screenshot(path=str(screenshot_dir / "ui-drag-390.png"))
+        page_b.mouse.move(ad["x"] + 10, ad["y"] + 20, steps=3)
+        page_b.mouse.up()
+        top = page_b.locator("#hand").bounding_box()["y"]
+        select(page_b, "5S", "9C", "AD")
+        page_b.click("#btn-meld")
+        page_b.locator("#table-error").wait_for(state="visible")
+        assert page_b.locator("#table-error").inner_text() == (
+            "I valori delle carte non sono omogenei: non formano né una scala né un tris")
+        assert page_b.locator("#hand").bounding_box()["y"] == top
+        page_b.keyboard.press("Escape")
+
         # On the phone the hand, the stock and the pile stay on screen wherever the page scrolls.
-        card(page_b, "5S").click()
+        card(page_b, "6S").click()
         for scroll in (0, 10_000):
             page_b.evaluate(f"window.scrollTo(0, {scroll})")
             for target in ("#hand", "#stock", "#discard", "#btn-meld"):

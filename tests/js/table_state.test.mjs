@@ -66,7 +66,7 @@ describe("cards", () => {
   test("short and spoken names", () => {
     assert.equal(shortCard("TH"), "10♥");
     assert.equal(cardLabel("2S", { spades: "picche", pinella: "pinella" }), "2 picche (pinella)");
-    assert.equal(cardLabel("JK", { joker: "Jolly" }), "Jolly");
+    assert.equal(cardLabel("JK", { joker: "Jolly" }), "Jolly JK");
   });
 });
 

@@ -20,7 +20,8 @@ export function shortCard(card) {
 
 /** The spoken name of a card: "10 cuori", "2 picche (pinella)", "Jolly". `L` holds the words. */
 export function cardLabel(card, L = {}) {
-  if (card === "JK") return L.joker || "Jolly";
+  // The face shows "JK": the name says it too (a button's name must contain what it shows).
+  if (card === "JK") return `${L.joker || "Jolly"} JK`;
   const names = { S: L.spades, H: L.hearts, D: L.diamonds, C: L.clubs };
   const text = `${rankText(card)} ${names[card[1]] || card[1]}`;
   return card[0] === "2" ? `${text} (${L.pinella || "pinella"})` : text;

@@ -290,10 +290,22 @@ export function createRenderer(s) {
 
   // ---------------------------------------------------------------- notices, clocks, title
 
+  // A notice is read out once, when it appears (its countdown changes every second: the box
+  // itself is not a live region).
+  const announced = new Set();
+
   function renderNotices(now) {
     const box = $("notices");
     if (!box) return;
-    keyed(box, S.notices(s, now), (n) => n.id, (n) => {
+    const list = S.notices(s, now);
+    for (const n of list) {
+      if (!announced.has(n.id)) {
+        announced.add(n.id);
+        setText($("announcer"), n.text);
+      }
+    }
+    for (const id of [...announced]) if (!list.some((n) => n.id === id)) announced.delete(id);
+    keyed(box, list, (n) => n.id, (n) => {
       const item = el("div", `notice notice-${n.kind}`);
       item.append(el("span", "notice-text"));
       if (n.dismissible) {
