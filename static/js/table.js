@@ -129,6 +129,13 @@ function handleFrame(frame) {
     case "table":
       effects = S.applyTable(state, frame);
       break;
+    case "clock":
+      effects = S.applyClock(state, frame);
+      break;
+    case "pong":
+      effects = S.applyPong(state, frame);
+      if (!effects.length) return;
+      break;
     case "rematch":
       state.rematch = frame;
       renderRematch();

@@ -178,6 +178,31 @@ describe("frames", () => {
   });
 });
 
+describe("the server's clock and resync frames", () => {
+  test("a clock frame moves the deadline of the turn in play only", () => {
+    const s = fresh();
+    S.applySnapshot(s, snapshot({ version: 4 }), T0);
+    S.applyClock(s, { type: "clock", version: 3, deadline: "2026-05-04T18:09:00Z", server_time: "2026-05-04T18:00:00Z" }, T0);
+    assert.equal(S.secondsLeft(s, T0), 30); // an old version: ignored
+    S.applyClock(s, { type: "clock", version: 4, deadline: "2026-05-04T18:02:00Z", server_time: "2026-05-04T18:00:00Z" }, T0);
+    assert.equal(S.secondsLeft(s, T0), 120);
+  });
+  test("a pong ahead of us means frames were lost", () => {
+    const s = fresh();
+    S.applySnapshot(s, snapshot({ version: 4 }), T0);
+    assert.deepEqual(S.applyPong(s, { type: "pong", version: 4 }), []);
+    assert.deepEqual(S.applyPong(s, { type: "pong", version: 6 }), [{ type: "gap" }]);
+  });
+  test("events replayed after a reconnection update the table without sounds or flights", () => {
+    const s = fresh();
+    S.applySnapshot(s, snapshot({ view: view({ to_move: 1, my_turn: false, allowed: [] }) }), T0);
+    const effects = S.applyEvent(s, event(1, 1, { type: "draw" }, view({ to_move: 1, my_turn: false, allowed: [] }),
+      { resync: true }), T0);
+    assert.equal(effects.some((e) => e.type === "sound" || e.type === "move"), false);
+    assert.deepEqual(s.log.map((l) => l.text), ["bruno pesca dal tallone"]);
+  });
+});
+
 describe("the move log", () => {
   test("lines in the replay's words, from public facts only", () => {
     const s = fresh();

@@ -432,8 +432,11 @@ export function applyEvent(s, frame, nowMs = Date.now()) {
     s.log.push({ version: frame.version, seat: frame.seat, actor: frame.actor, text: line });
     s.lastMove = line;
     const a = frame.action || {};
-    effects.push({ type: "sound", name: a.type === "lay_off" ? "meld" : a.type === "take_discards" ? "draw" : a.type });
-    effects.push({ type: "move", seat: frame.seat, action: a, mine, taken: a.type === "take_discards" && before ? [...(before.discard || [])] : null, prevHand });
+    if (!frame.resync) {
+      // Events replayed after a reconnection (`resync`) are not played out again: no sound, no flight.
+      effects.push({ type: "sound", name: a.type === "lay_off" ? "meld" : a.type === "take_discards" ? "draw" : a.type });
+      effects.push({ type: "move", seat: frame.seat, action: a, mine, prevHand });
+    }
     if (frame.actor === "timeout" && a.type === "discard") {
       const drew = Boolean(previous && previous.version === frame.version - 1 && previous.actor === "timeout"
         && previous.seat === frame.seat);
@@ -448,6 +451,22 @@ export function applyEvent(s, frame, nowMs = Date.now()) {
   }
   if (s.view) effects.push(...turnEffects(s, before, nowMs));
   return effects;
+}
+
+/** The turn's deadline moved without a move (the server was out for a while). */
+export function applyClock(s, frame, nowMs = Date.now()) {
+  if (typeof frame.version === "number" && s.version !== null && frame.version !== s.version) return [];
+  s.deadline = frame.deadline || null;
+  syncClock(s, frame.server_time, nowMs);
+  return [];
+}
+
+/** A `pong` carries the game's version: one we have not reached means frames were lost. */
+export function applyPong(s, frame) {
+  if (typeof frame.version === "number" && s.version !== null && frame.version > s.version && !s.pending) {
+    return [{ type: "gap" }];
+  }
+  return [];
 }
 
 export function applyHandOver(s, frame) {
