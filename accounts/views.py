@@ -8,7 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.i18n import set_language
 
 from . import services
 from .forms import LanguageForm, SignupForm
@@ -80,6 +81,17 @@ def account_settings(request):
             messages.success(request, _("Impostazioni salvate."))
         return response
     return render(request, "accounts/settings.html", {"form": form})
+
+
+@require_POST
+def switch_language(request):
+    """The footer's language switch. For a signed-in player the saved language wins on every
+    request (accounts.middleware), so the choice is saved on the account too, or the switch
+    would do nothing; then Django's own view sets the cookie and goes back to `next`."""
+    language = request.POST.get("language")
+    if request.user.is_authenticated and language in dict(settings.LANGUAGES) and language != request.user.language:
+        services.user_set_language(user=request.user, language=language)
+    return set_language(request)
 
 
 def csrf_failure(request, reason=""):

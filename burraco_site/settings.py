@@ -85,6 +85,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context_processors.waiting_tables",
             ],
         },
     },
@@ -173,6 +174,9 @@ MAX_TABLES_IN_PLAY = int(os.environ.get("MAX_TABLES_IN_PLAY", "0"))
 DB_QUEUE_MAX = int(os.environ.get("DB_QUEUE_MAX", "400"))
 # The computer's human-like pause before each action (0 in tests).
 BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
+# Extra seconds on the first draw of every hand after the first: the scoring of the hand just
+# over is on screen when the next deal arrives (games.services.tables.deadline_for).
+HAND_BREAK_SECONDS = max(0, int(os.environ.get("HAND_BREAK_SECONDS", "15")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 # The load benchmark's echo socket (/ws/echo/): never on in production.
@@ -205,7 +209,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "accounts:login"
-LOGIN_REDIRECT_URL = "home"
+LOGIN_REDIRECT_URL = "lobby"  # people sign in to play: the tables, not the home page
 LOGOUT_REDIRECT_URL = "home"
 
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))

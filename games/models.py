@@ -191,6 +191,21 @@ class Move(models.Model):
         return f"Mossa {self.seq} della partita {self.game_id}"
 
 
+class Rematch(models.Model):
+    """A finished table's offer of another match: the seats whose people said yes, and the new
+    table once every person did (games/services/rematch.py)."""
+
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="rematch")
+    accepted = models.JSONField(default=list)  # seat positions, in the order they accepted
+    new_table = models.OneToOneField(
+        Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Rematch of table {self.table_id}"
+
+
 class RatingMode(models.TextChoices):
     SINGLES = "2p", _("2 giocatori")
     PAIRS = "4p", _("Coppie")

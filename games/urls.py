@@ -22,6 +22,8 @@ urlpatterns = [
     path("tavolo/<int:table_id>/computer/", table_views.table_fill, name="table_fill"),
     path("tavolo/<int:table_id>/avvia/", table_views.table_start, name="table_start"),
     path("tavolo/<int:table_id>/abbandona/", table_views.table_abandon, name="table_abandon"),
+    path("tavolo/<int:table_id>/mosse/", table_views.table_moves, name="table_log"),
+    path("tavolo/<int:table_id>/rivincita/", table_views.table_rematch, name="table_rematch"),
     path("tavolo/invito/<str:token>/", table_views.table_invite, name="table_invite"),
     path("storico/", history_views.history, name="history"),
     path("storico/partita/<int:game_id>/", history_views.game_detail, name="game_detail"),
@@ -29,4 +31,5 @@ urlpatterns = [
     path("storico/partita/<int:game_id>/replay/", replay_views.replay, name="game_replay"),
     path("classifiche/", leaderboards_views.leaderboards, name="leaderboards"),
     path("regole/", rules_views.rules, name="rules"),
+    path("comandi/", rules_views.controls, name="controls"),
 ]

@@ -115,6 +115,27 @@ def burraco_kind(kind: str, size: int, wild: int | None, ruleset: Ruleset) -> st
 _DEFAULT_RULES = Ruleset()
 
 
+def _looks_like_a_sequence(plain: list[Card], size: int) -> bool:
+    """Whether cards of mixed suits were meant as a sequence, so that "not the same suit" is the
+    reason to give: distinct ranks, and either two of them share a suit or the ranks would fit in
+    a run of this many cards (ace low or high). Three unrelated cards (7H KS 4C) are simply not
+    homogeneous.
+
+    >>> _looks_like_a_sequence(parse_cards("7H 8S 9H"), 3), _looks_like_a_sequence(parse_cards("7H KS 4C"), 3)
+    (True, False)
+    """
+    ranks = [c.rank for c in plain]
+    if len(set(ranks)) != len(ranks):
+        return False
+    if len({c.suit for c in plain}) < len(plain):
+        return True
+    for ace in (1, 14):
+        read = [ace if r == 1 else r for r in ranks]
+        if max(read) - min(read) < size:
+            return True
+    return False
+
+
 def check_meld(cards: Iterable[Card | str] | str, ruleset: Ruleset | None = None) -> Meld:
     """Read cards as a new meld, or raise :class:`IllegalMove` with the reason.
 
@@ -149,8 +170,7 @@ def check_meld(cards: Iterable[Card | str] | str, ruleset: Ruleset | None = None
                           and any(t.suit == first.suit for t in twos)):
         return _read_set(plain, twos, jokers, None, False, ruleset)
     if any(c.suit != first.suit for c in plain):
-        distinct = len({c.rank for c in plain}) == len(plain)
-        raise IllegalMove("mixed_suits" if distinct else "not_homogeneous")
+        raise IllegalMove("mixed_suits" if _looks_like_a_sequence(plain, size) else "not_homogeneous")
     prefer = BOTTOM if (given[0].is_wild and not given[-1].is_wild) else TOP
     return _read_sequence(plain, twos, jokers, None, prefer, False, False, ruleset)
 

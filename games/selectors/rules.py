@@ -78,6 +78,28 @@ def options_table() -> list[dict[str, Any]]:
     return rows
 
 
+def table_rules(options: dict[str, Any]) -> dict[str, Any]:
+    """A table's own rules as the table page shows them: its preset, its target, and each
+    option (timers included) that differs from the Classico rules."""
+    try:
+        ruleset = Ruleset.from_dict(options)
+    except IllegalMove:
+        ruleset = PRESETS["classico"]
+    classico = PRESETS["classico"]
+    target = _("nessun punteggio da raggiungere: una mano sola") if ruleset.target is None \
+        else _("a %(n)s punti") % {"n": ruleset.target}
+    differences = []
+    for option in OPTIONS:
+        name = option["name"]
+        if name in ("players", "target"):
+            continue
+        value = getattr(ruleset, name)
+        if value != getattr(classico, name):
+            differences.append({"name": name, "label": engine_text(option["label"]),
+                                "value": option_value_label(name, value)})
+    return {"preset": preset_label(ruleset.preset_name), "target": target, "differences": differences}
+
+
 def presets() -> list[dict[str, str]]:
     return [{"name": name, "label": preset_label(name)} for name in PRESETS]
 

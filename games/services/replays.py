@@ -86,10 +86,13 @@ def _frame(engine: EngineGame, text: str, seat: int | None, kind: str) -> dict[s
 
 
 def _describe(name: str, action: dict[str, Any], before: dict[str, Any], after: dict[str, Any],
-              engine: EngineGame, seat: int) -> str:
-    """The step in words, from the frames before and after it (all cards are face up here)."""
+              engine: EngineGame, seat: int, *, public: bool = False) -> str:
+    """The step in words, from the frames before and after it (all cards are face up here).
+    `public`: as the live table tells it, where a card drawn from the stock is not named."""
     kind = action.get("type")
-    if kind == "draw":
+    if kind == "draw" and public:
+        text = _("%(name)s pesca dal tallone") % {"name": name}
+    elif kind == "draw":
         drawn = list(after["hands"][seat])
         for text in before["hands"][seat]:
             if text in drawn:
@@ -216,3 +219,49 @@ def verify_game(game: Game) -> list[str]:
             _log(game, hand.number, exc)
             problems.append(exc.message)
     return problems
+
+
+def log_labels() -> dict[str, str]:
+    """The words of `_describe` for the live table's script, with {name}, {cards}, {card} where
+    the Python text has %(name)s...: the table's log and the replay read the same."""
+    holes = {"name": "{name}", "cards": "{cards}", "card": "{card}"}
+    return {
+        "draw": _("%(name)s pesca dal tallone") % holes,
+        "take": _("%(name)s raccoglie gli scarti (%(cards)s)") % holes,
+        "meld": _("%(name)s cala %(cards)s") % holes,
+        "layOff": _("%(name)s lega %(cards)s") % holes,
+        "discard": _("%(name)s scarta %(card)s") % holes,
+        "pozzetto": _("prende il pozzetto"),
+        "closes": _("chiude la mano"),
+        "exhausted": _("la mano finisce: il tallone è esaurito"),
+    }
+
+
+def table_log(game: Game) -> dict[str, Any]:
+    """The hand in play at a live table, move by move in the replay's words, from public facts
+    only: a card drawn from the stock is never named, so any player or watcher may read it.
+    Rebuilt through the engine from the hand's deal and moves (the page asks for it on load)."""
+    hand = Hand.objects.filter(game=game, number=game.hand_number).first()
+    out: dict[str, Any] = {"hand_number": game.hand_number, "version": game.version, "lines": []}
+    if hand is None:
+        return out
+    seats = list(Seat.objects.filter(table_id=game.table_id).select_related("user").order_by("position"))
+    names = seat_names(seats)
+    people = {s.position for s in seats if s.user_id}
+    moves = Move.objects.filter(game=game, hand_number=game.hand_number).order_by("seq")
+    try:
+        engine = replay(hand.deal, [])
+        before = _frame(engine, "", None, "deal")
+        for move in moves:
+            engine.apply(move.seat, move.action)
+            after = _frame(engine, "", move.seat, move.action.get("type", ""))
+            text = _describe(names.get(move.seat, "?"), move.action, before, after, engine, move.seat, public=True)
+            if move.actor == Move.Actor.TIMEOUT:
+                text += f" ({_('tempo scaduto')})"
+            elif move.actor == Move.Actor.COMPUTER and move.seat in people:
+                text += f" ({_('giocata dal computer')})"
+            out["lines"].append({"version": move.seq, "seat": move.seat, "actor": move.actor, "text": text})
+            before = after
+    except (IllegalMove, KeyError, TypeError) as exc:
+        logger.error("Live log of game %s hand %s does not replay: %s", game.pk, hand.number, exc)
+    return out

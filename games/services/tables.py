@@ -235,12 +235,13 @@ def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Ta
     return table
 
 
-def start_game(table: Table) -> Game:
-    """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic)."""
+def start_game(table: Table, *, first_player: int | None = None) -> Game:
+    """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic).
+    The first player is drawn by lot unless given (a rematch swaps it)."""
     if table.status != Table.Status.WAITING or Game.objects.filter(table=table).exists():
         raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
     ruleset = Ruleset.from_dict(table.options)
-    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom())
+    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player)
     deadline = turns.deadline_for(engine_game, table)
     mover = next(s for s in _seats(table) if s.position == engine_game.to_move)
     game = Game.objects.create(

@@ -47,12 +47,16 @@ def bot_delay() -> float:
 def deadline_for(engine_game, table: TurnTimes, *, previous: datetime | None = None,
                  same_turn: bool = False) -> datetime | None:
     """When the seat to move runs out of time: the draw timer while it must draw, the timer for
-    the rest of the turn after; within one turn the rest-of-turn deadline does not restart."""
+    the rest of the turn after; within one turn the rest-of-turn deadline does not restart.
+    The first draw of every hand after the first also gets `HAND_BREAK_SECONDS`: the players are
+    reading the last hand's scoring when the new deal arrives."""
     if engine_game.hand_over:
         return None
     if same_turn and previous is not None and engine_game.phase != "draw":
         return previous
     seconds = table.draw_seconds if engine_game.phase == "draw" else table.play_seconds
+    if engine_game.phase == "draw" and engine_game.hand_number > 0 and not engine_game.actions:
+        seconds += settings.HAND_BREAK_SECONDS
     return clock.now() + timedelta(seconds=seconds)
 
 

@@ -36,6 +36,7 @@ def replay_labels() -> dict[str, str]:
         "diamonds": _("quadri"),
         "clubs": _("fiori"),
         "pinella": _("pinella"),
+        "asWild": _("fa da jolly"),
         "burraco": _("burraco"),
         "pulito": _("pulito"),
         "semipulito": _("semipulito"),

@@ -12,3 +12,9 @@ from games.selectors.rules import rules_context
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
     return render(request, "rules/rules.html", rules_context())
+
+
+@require_GET
+def controls(request: HttpRequest) -> HttpResponse:
+    """Every control of the table page: mouse, finger and keyboard."""
+    return render(request, "rules/controls.html")

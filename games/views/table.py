@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..engine import IllegalMove
 from ..forms import FillForm, SitForm
-from ..models import BotLevel, Table
+from ..models import BotLevel, Game, Table
+from ..selectors.rules import table_rules
 from ..selectors.tables import (
     INVITES_SESSION_KEY,
     can_start,
@@ -24,6 +25,8 @@ from ..selectors.tables import (
     user_position,
 )
 from ..services.play import abandon_match
+from ..services.rematch import offer_rematch, rematch_state
+from ..services.replays import log_labels, table_log
 from ..services.tables import TableError, fill_with_computer, leave, sit, start_table
 
 
@@ -53,8 +56,22 @@ def table(request, table_id: int):
         ),
         "can_start": can_start(table, request.user),
         "is_creator": is_creator,
+        "table_rules": table_rules(table.options),
+        "log_labels": log_labels(),
+        "rematch": rematch_state(table),
     }
     return render(request, "games/table.html", context)
+
+
+@login_required
+@require_GET
+def table_moves(request, table_id: int):
+    """The hand in play, move by move, in public words (the table page's log after a reload)."""
+    table = _visible_table(request, table_id)
+    game = Game.objects.filter(table=table).first()
+    if game is None:
+        return JsonResponse({"hand_number": None, "version": None, "lines": []})
+    return JsonResponse(table_log(game))
 
 
 @login_required
@@ -140,4 +157,20 @@ def table_abandon(request, table_id: int):
         messages.error(request, exc.message)
     else:
         messages.success(request, _("Hai abbandonato la partita."))
+    return redirect("table", table_id=table_id)
+
+
+@login_required
+@require_POST
+def table_rematch(request, table_id: int):
+    """"Rivincita" at a finished table: this person says yes; the last yes starts the new table."""
+    _visible_table(request, table_id)
+    try:
+        rematch = offer_rematch(table_id=table_id, user=request.user)
+    except TableError as exc:
+        messages.error(request, exc.message)
+        return redirect("table", table_id=table_id)
+    if rematch.new_table_id:
+        return redirect("table", table_id=rematch.new_table_id)
+    messages.success(request, _("Rivincita chiesta: si comincia quando anche gli altri accettano."))
     return redirect("table", table_id=table_id)

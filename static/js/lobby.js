@@ -1,22 +1,15 @@
 // The lobby: the list of open tables kept live by the lobby socket (with a slow refresh as a
 // fallback), and the new-table form pre-filled from the chosen preset.
 
+import { el, fmt, readJSON } from "./lib/dom.js";
+import { LiveSocket } from "./lib/socket.js";
+import { checkStarted } from "./waiting.js";
+
 const root = document.getElementById("lobby");
-const L = JSON.parse(document.getElementById("lobby-labels").textContent);
-const PRESETS = JSON.parse(document.getElementById("preset-defaults").textContent || "{}") || {};
+const L = readJSON("lobby-labels", {});
+const PRESETS = readJSON("preset-defaults", {});
 const me = root.dataset.username;
 const signedIn = root.dataset.authenticated === "1";
-
-function fmt(text, values) {
-  return text.replace(/\{(\w+)\}/g, (m, key) => (key in values ? String(values[key]) : m));
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 function csrfToken() {
   const tpl = document.getElementById("csrf-token");
@@ -79,34 +72,24 @@ function showTables(tables) {
   document.getElementById("no-tables").hidden = tables.length > 0;
 }
 
-let socket = null;
-let retry = 0;
 let live = false;
 
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${scheme}//${location.host}${root.dataset.wsPath}`);
-  socket.addEventListener("open", () => {
-    retry = 0;
+const socket = new LiveSocket(root.dataset.wsPath, {
+  onOpen() {
     live = true;
     document.getElementById("lobby-live").hidden = false;
-  });
-  socket.addEventListener("message", (event) => {
-    let frame;
-    try {
-      frame = JSON.parse(event.data);
-    } catch {
-      return;
+  },
+  onFrame(frame) {
+    if (frame.type === "lobby" && Array.isArray(frame.tables)) {
+      showTables(frame.tables);
+      checkStarted(frame.tables); // a table we wait at started: say so
     }
-    if (frame.type === "lobby" && Array.isArray(frame.tables)) showTables(frame.tables);
-  });
-  socket.addEventListener("close", () => {
+  },
+  onClose() {
     live = false;
     document.getElementById("lobby-live").hidden = true;
-    retry += 1;
-    setTimeout(connect, Math.min(15000, 1000 * 2 ** retry));
-  });
-}
+  },
+}, { baseDelay: 1000, maxDelay: 15000, pingEvery: 0 });
 
 /** Without a socket, fetch the page now and then and take its list. */
 async function refresh() {
@@ -125,7 +108,7 @@ async function refresh() {
   }
 }
 
-connect();
+socket.connect();
 setInterval(refresh, 10000);
 
 // ---------------------------------------------------------------- the new-table form
@@ -148,8 +131,16 @@ function applyPreset() {
   const players = form.elements.namedItem("players");
   const four = players.querySelector("option[value='4']");
   if (four) four.disabled = Boolean(preset.two_players_only);
+  const switched = Boolean(preset.two_players_only) && players.value === "4";
   if (preset.two_players_only) players.value = "2";
   document.getElementById("preset-help").dataset.twoOnly = preset.two_players_only ? "1" : "";
+  // Say it when the variant changed the number of players: it must never happen silently.
+  const warning = document.getElementById("players-warning");
+  if (warning) {
+    warning.hidden = !preset.two_players_only;
+    warning.textContent = switched ? L.twoOnlySwitched : L.twoOnly;
+    warning.classList.toggle("switched", switched);
+  }
 }
 
 if (form) {

@@ -1,9 +1,10 @@
-// The replay page: steps through frames the server rebuilt with the engine (deal + moves).
+// The replay page (an ES module): steps through frames the server rebuilt with the engine (deal + moves).
 // All hands are face up: only finished games are replayed. First/previous/next/last, a slider,
 // the arrow keys and the move list all move the same cursor.
 
+import { cardFace, sortCards } from "./lib/cards.js";
+
 (function () {
-  "use strict";
   const root = document.getElementById("replay");
   const dataNode = document.getElementById("replay-data");
   if (!root || !dataNode) return;
@@ -12,61 +13,19 @@
   const frames = data.frames || [];
   if (!frames.length) return;
 
-  const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  const SUIT_NAME = { S: L.spades, H: L.hearts, D: L.diamonds, C: L.clubs };
   const $ = (id) => document.getElementById(id);
   const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
 
-  // Same face as the live table (static/js/table.js cardFace, styled by table.css .pcard).
-  function rankText(card) {
-    return card[0] === "T" ? "10" : card[0];
-  }
-  function cardLabel(card) {
-    if (card === "JK") return L.joker;
-    const label = `${rankText(card)} ${SUIT_NAME[card[1]] || card[1]}`;
-    return card[0] === "2" ? `${label} (${L.pinella})` : label;
-  }
-  function cardFace(card, wild) {
-    const el = document.createElement("span");
-    el.className = "pcard";
-    el.setAttribute("role", "img");
-    el.setAttribute("aria-label", cardLabel(card));
-    el.title = cardLabel(card);
-    if (wild) el.classList.add("as-wild");
-    if (card === "JK") {
-      el.classList.add("joker");
-      el.innerHTML = '<span class="idx"><span class="r">JK</span><span class="s">★</span></span><span class="pip">★</span>';
-      return el;
-    }
-    const suit = card[1];
-    if (suit === "H" || suit === "D") el.classList.add("red");
-    if (card[0] === "2") el.classList.add("pinella");
-    el.innerHTML = `<span class="idx"><span class="r">${rankText(card)}</span><span class="s">${SUIT_SYMBOL[suit]}</span></span>`
-      + `<span class="pip">${SUIT_SYMBOL[suit]}</span>`;
-    return el;
-  }
+  // The same card face as the live table (static/js/lib/cards.js, styled by table.css .pcard);
+  // the card acting as a wild in a meld is marked the same way too.
   function cardsRow(cards, wildIndex) {
     const row = document.createElement("span");
     row.className = "cards-row";
-    cards.forEach((c, i) => row.appendChild(cardFace(c, i === wildIndex)));
+    cards.forEach((c, i) => row.appendChild(cardFace(c, { labels: L, wild: i === wildIndex })));
     return row;
   }
   // Hands sorted as at the live table: by suit, aces high, 2s and jokers last.
-  const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 };
-  const RANK_ORDER = "3456789TJQKA";
-  function sortKey(card) {
-    if (card === "JK") return [3, 0, 0];
-    if (card[0] === "2") return [2, SUIT_ORDER[card[1]], 0];
-    return [0, SUIT_ORDER[card[1]], RANK_ORDER.indexOf(card[0])];
-  }
-  function sorted(cards) {
-    return [...cards].sort((a, b) => {
-      const ka = sortKey(a);
-      const kb = sortKey(b);
-      for (let i = 0; i < 3; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
-      return 0;
-    });
-  }
+  const sorted = (cards) => sortCards(cards, "suit");
   function sideName(side) {
     return data.players === 4 ? L["pairs" + side] : L["side" + side];
   }

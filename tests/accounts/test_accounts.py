@@ -197,3 +197,32 @@ def test_settings_refuses_unknown_language(client):
 def test_anonymous_language_switch(client):
     response = client.post(reverse("set_language"), {"language": "en", "next": "/"}, follow=True)
     assert ">Sign up<" in response.content.decode()
+
+
+def test_footer_language_switch_saves_a_signed_in_players_language(client):
+    """The saved language wins on every request, so the footer switch must change it too."""
+    user = make_user("anna")
+    client.force_login(user)
+    response = client.post(reverse("set_language"), {"language": "en", "next": "/gioca/"})
+    assert response.status_code == 302 and response["Location"] == "/gioca/"
+    user.refresh_from_db()
+    assert user.language == "en"
+    assert ">Play<" in client.get("/gioca/").content.decode()
+    client.post(reverse("set_language"), {"language": "xx", "next": "/"})  # unknown: nothing changes
+    user.refresh_from_db()
+    assert user.language == "en"
+    client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    user.refresh_from_db()
+    assert user.language == "it"
+
+
+def test_log_in_lands_on_the_tables(client):
+    make_user("anna")
+    response = client.post(reverse("accounts:login"), {"username": "anna", "password": STRONG})
+    assert response.status_code == 302 and response["Location"] == reverse("lobby")
+
+
+def test_favicon(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"].endswith("favicon.svg")
+    assert 'rel="icon"' in client.get(reverse("home")).content.decode()

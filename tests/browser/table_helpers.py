@@ -43,13 +43,17 @@ FOUR_PLAYER_CLOSING = dict(
 )
 
 
-def signed_in_page(browser, live_site: str, user, viewport=DESKTOP):
-    """A new browser context carrying `user`'s session cookie (made by Django's test client)."""
+def signed_in_page(browser, live_site: str, user, viewport=DESKTOP, *, tour: bool = False, **context_options):
+    """A new browser context carrying `user`'s session cookie (made by Django's test client).
+    `context_options` go to Playwright's new_context (e.g. reduced_motion="reduce")."""
     client = Client()
     client.force_login(user)
     cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    context = browser.new_context(viewport=viewport, locale="it-IT")
+    context = browser.new_context(viewport=viewport, locale="it-IT", **context_options)
     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_site}])
+    if not tour:
+        # The first visit's tour is its own test (test_table_ui.py); elsewhere it has been seen.
+        context.add_init_script("try { localStorage.setItem('burraco:tour-done', '1'); } catch (e) {}")
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

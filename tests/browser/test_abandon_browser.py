@@ -68,7 +68,7 @@ def test_one_player_abandons_and_the_other_sees_the_result(live_site, browser, s
         # Closing the dialog: nobody is to move any more; the game page says who abandoned.
         page_b.click("#score-close")
         assert page_b.locator("#turn-label").inner_text() == "Partita finita."
-        assert page_b.locator("#seats-bar .seat-box.to-move").count() == 0
+        assert page_b.locator("#game .seat-box.to-move").count() == 0
         page_b.goto(f"{live_site}/storico/partita/{game.pk}/")
         assert "anna ha abbandonato la partita" in page_b.locator("#result").inner_text()
         assert page_a.js_errors == [] and page_b.js_errors == [] and page_c.js_errors == []

@@ -39,6 +39,7 @@ def test_signup_logout_login_profile_language(live_site, browser, screenshot_dir
         page.fill("#id_password", PASSWORD)
         page.click("#login-form button[type=submit]")
         page.wait_for_selector("#nav-profile")
+        assert page.url == f"{live_site}/gioca/"  # people sign in to play: the tables
 
         page.click("#nav-profile")
         page.wait_for_selector("#profile")

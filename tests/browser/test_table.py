@@ -97,7 +97,8 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
         page_a.click("#btn-meld")
         error = page_a.locator("#table-error")
         error.wait_for(state="visible")
-        assert error.inner_text() == "Le carte non sono tutte dello stesso seme"
+        assert error.inner_text() == (
+            "I valori delle carte non sono omogenei: non formano né una scala né un tris")
         assert error.evaluate("e => getComputedStyle(e).color") == "rgb(179, 38, 30)"
         assert hand(page_a) == before
         assert Game.objects.get(table=table).version == 1
@@ -123,9 +124,9 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
 
         # Bruno (on a phone) sees it all and takes the whole discard pile by dragging it down.
         wait_version(page_b, 5)
-        assert page_b.locator("#last-move").inner_text() == "anna: scarta J♠"
+        assert page_b.locator("#last-move").inner_text() == "anna scarta J♠"
         assert len(meld_cards(page_b, "them")) == 2
-        assert page_b.locator('#seats-bar .seat-box[data-position="0"] .seat-box-count').inner_text() == "3 carte"
+        assert page_b.locator('#game .seat-box[data-position="0"] .seat-box-count').inner_text() == "3 carte"
         page_b.locator("#discard").drag_to(page_b.locator("#hand"))
         wait_version(page_b, 6)
         assert "QC" in hand(page_b) and "JS" in hand(page_b)
@@ -160,7 +161,7 @@ def test_two_people_create_sit_play_turns_refusal_and_reload(live_site, browser,
         # Her own order: drag the queen in front; "Riordina" sorts again. The server is not involved.
         card(page_a, "QD").drag_to(page_a.locator("#hand .pcard").first, target_position={"x": 5, "y": 30})
         assert hand(page_a)[0] == "QD"
-        page_a.click("#btn-sort")
+        page_a.click("#btn-sort-suit")
         assert hand(page_a) == ["3S", "4C", "QD"]
         assert meld_cards(page_a, "them") == [["5S", "6S", "7S"]]
         assert page_a.locator("#discard .pcard").evaluate_all("els => els.map(e => e.dataset.card)") == ["AD"]
@@ -201,12 +202,12 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
         # Carlo only watches: no hand of his, nobody's cards, only the counts.
         page_c.goto(f"{live_site}/tavolo/{table.pk}/")
         wait_version(page_c, 0)
-        assert page_c.locator("#me").is_hidden()
-        assert page_c.locator("#seats-bar").inner_text().count("carte") == 2
+        assert page_c.locator("#hand").is_hidden() and page_c.locator("#btn-draw").is_hidden()
+        assert page_c.locator("#felt").inner_text().count("carte") == 2
         assert 'data-card="TS"' not in page_c.content()  # Anna's cards never reach a watcher
         page_a.goto(f"{live_site}/tavolo/{table.pk}/")
         wait_version(page_a, 0)
-        covered = page_a.locator('#seats-bar .seat-box[data-position="1"]')
+        covered = page_a.locator('#game .seat-box[data-position="1"]')
         assert "il computer gioca per bruno" in covered.inner_text()
         assert covered.locator(".dot.offline").count() == 1
         page_b.goto(f"{live_site}/tavolo/{table.pk}/")
@@ -216,7 +217,7 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
         page_b.locator("#btn-back").click()  # "Sono tornato"
         page_b.locator("#back-wrap").wait_for(state="hidden")
         page_a.wait_for_function(
-            "!document.querySelector('#seats-bar .seat-box[data-position=\"1\"]').textContent.includes('computer')")
+            "!document.querySelector('#game .seat-box[data-position=\"1\"]').textContent.includes('computer')")
         assert not Seat.objects.get(table=table, position=1).covered_by_computer
 
         # Ready-made chat phrases only.
@@ -341,7 +342,7 @@ def test_lobby_live_list_presets_and_one_click_computer(live_site, browser, scre
         page.click("#play-computer")
         page.wait_for_selector("#game")
         wait_snapshot(page)  # the computer may already have moved
-        assert "Computer (Esperto)" in page.locator("#seats-bar").inner_text()
+        assert "Computer (Esperto)" in page.locator("#felt").inner_text()
         assert len(hand(page)) >= 11  # dealt, and maybe a card drawn
 
         # In English the page and the labels its script draws are translated too.
@@ -375,8 +376,10 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
         assert carla.locator("#melds-us-title").inner_text() == "I vostri giochi"
         assert carla.locator("#melds-us .meld").count() == 1  # partners share their melds
         assert bruno.locator("#melds-them .meld").count() == 1
-        assert bruno.locator("#seats-bar .seat-box-name").all_inner_texts() == [
-            "bruno (tu)", "carla", "dario in coppia con te", "anna"]  # in turn order from one's own seat
+        # A real table: we sit at the bottom, the partner across, the next to play on our left.
+        places = {slot: bruno.locator(f"#slot-{slot} .seat-box-name").inner_text()
+                  for slot in ("bottom", "left", "top", "right")}
+        assert places == {"bottom": "bruno (tu)", "left": "carla", "top": "dario in coppia con te", "right": "anna"}
 
         def at_anna_turn(_pages):
             assert anna.locator("#melds-us .meld").count() == 2  # Carla's new meld is Anna's too
@@ -391,7 +394,12 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
         assert totals == ["395", "-175"]
         assert carla.locator("#score-table thead th").all_inner_texts()[1:] == ["Noi", "Loro"]
         assert dario.locator("#score-table thead th").all_inner_texts()[1:] == ["Loro", "Noi"]
-        assert "mano successiva" in bruno.locator("#score-result").inner_text()
+        # The next hand's clock runs inside the scoring: carla opens hand 2 (the first player rotates).
+        bruno.locator("#score-next").wait_for()
+        assert bruno.locator("#score-next-text").inner_text() == "Mano 2: comincia carla."
+        carla.locator("#score-next.mine").wait_for()
+        assert carla.locator("#score-next-text").inner_text() == "Mano 2: tocca a te pescare, il tempo corre già."
+        assert carla.locator("#score-clock").inner_text().startswith("5:1")  # 300 s + the 15 s to read this
         anna.screenshot(path=str(screenshot_dir / "table4-score-1280.png"))
         dario.screenshot(path=str(screenshot_dir / "table4-score-390.png"))
 
@@ -440,7 +448,7 @@ def test_two_people_and_two_computers_play_a_hand_to_the_end(live_site, browser,
         page_b.goto(f"{live_site}/tavolo/{table.pk}/")
         wait_version(page_a, 0)
         wait_version(page_b, 0)
-        assert "Computer (Principiante)" in page_a.locator("#seats-bar").inner_text()
+        assert "Computer (Principiante)" in page_a.locator("#felt").inner_text()
 
         page_a.click("#btn-draw")
         wait_version(page_a, 1)
@@ -449,7 +457,7 @@ def test_two_people_and_two_computers_play_a_hand_to_the_end(live_site, browser,
 
         # The computer in seat 2 plays its turn by itself; then it is Bruno's.
         wait_my_draw(page_b)
-        assert page_b.locator("#last-move").inner_text().startswith("Computer (Principiante): scarta ")
+        assert page_b.locator("#last-move").inner_text().startswith("Computer (Principiante) scarta ")
         assert Move.objects.filter(game__table=table, actor="computer", seat=1).exists()
         page_b.click("#btn-draw")
         page_b.locator("#hand .pcard.fresh").wait_for()

@@ -106,6 +106,9 @@ def test_example_semipulito_depends_on_the_option():
     ("5H 6H", "meld_size"),
     ("5H 5S 6H", "not_homogeneous"),
     ("5H 6S 7H", "mixed_suits"),
+    ("7H 8S 9C", "mixed_suits"),  # a run of ranks in mixed suits
+    ("7H KS 4C", "not_homogeneous"),  # three unrelated cards: not "not the same suit"
+    ("QH KS AC", "mixed_suits"),  # ace high
     ("5H 5H 6H", "duplicate_rank"),
     ("3H 7H JK", "gap_too_large"),
     ("3H 5H 7H", "gap_too_large"),

@@ -102,6 +102,7 @@ def test_profile_shows_both_ratings_rank_record_chart_and_games(client):
     assert f"{two.rating:.0f}" in body
     assert "provvisorio" in body  # 3 games
     assert "3 partite:" in body
+    assert "1 partita:" in body and "1 partite" not in body  # the one 4-player match
     assert '<svg id="rating-chart"' in body
     points = body.split('data-mode="2p"/>')[0].rsplit('points="', 1)[1].split('"')[0].split()
     assert len(points) == 3 + 1  # the start, then one point per rated match

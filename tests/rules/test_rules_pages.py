@@ -113,3 +113,11 @@ def test_the_rules_page_says_a_discard_may_leave_one_card(client):
     english = page(client, "en")
     assert "not to the discard" in english and "even a wild and even without a burraco" in english
     assert "lands it in its own place" in english  # the sliding 2, in English too
+
+
+def test_controls_page_lists_every_control(client):
+    body = client.get("/comandi/").content.decode()
+    assert "Comandi del tavolo" in body
+    for words in ("Pescare dal tallone", "Raccogliere gli scarti", "Calare le carte scelte", "Legare a un tuo gioco",
+                  "Scartare e finire il turno", "<kbd>P</kbd>", "<kbd>Esc</kbd>", "Rivincita"):
+        assert words in body

@@ -1,0 +1,77 @@
+// Small DOM helpers shared by the site's pages (ES module, no build step).
+
+/** "{name} scarta {card}" with values filled in; unknown keys stay as they are. */
+export function fmt(text, values) {
+  return String(text).replace(/\{(\w+)\}/g, (m, key) => (key in values ? String(values[key]) : m));
+}
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** The JSON of a <script type="application/json"> element, or `fallback`. */
+export function readJSON(id, fallback = null) {
+  const node = document.getElementById(id);
+  if (!node) return fallback;
+  try {
+    return JSON.parse(node.textContent) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** Set a node's text only when it changed (no needless layout work, no lost selection). */
+export function setText(node, text) {
+  if (node && node.textContent !== text) node.textContent = text;
+}
+
+export function setHidden(node, hidden) {
+  if (node && node.hidden !== Boolean(hidden)) node.hidden = Boolean(hidden);
+}
+
+export function setAttr(node, name, value) {
+  if (!node) return;
+  if (value === null || value === undefined || value === false) {
+    if (node.hasAttribute(name)) node.removeAttribute(name);
+  } else if (node.getAttribute(name) !== String(value)) {
+    node.setAttribute(name, String(value));
+  }
+}
+
+/**
+ * Keyed reconciliation: make `parent`'s children the nodes for `items`, in order, reusing the
+ * node already drawn for each key. A reused node keeps its focus and any drag in progress; only
+ * nodes out of place are moved. `create(item)` makes a node, `update(node, item)` refreshes it.
+ */
+export function keyed(parent, items, keyOf, create, update) {
+  const old = new Map();
+  for (const child of [...parent.children]) {
+    if (child.dataset.key !== undefined) old.set(child.dataset.key, child);
+    else child.remove();
+  }
+  const active = document.activeElement;
+  let cursor = parent.firstElementChild;
+  for (const item of items) {
+    const key = String(keyOf(item));
+    let node = old.get(key);
+    if (node) old.delete(key);
+    else {
+      node = create(item);
+      node.dataset.key = key;
+    }
+    update(node, item);
+    if (node === cursor) cursor = cursor.nextElementSibling;
+    else parent.insertBefore(node, cursor);
+  }
+  for (const node of old.values()) node.remove();
+  // Moving a focused node in the DOM drops its focus: give it back.
+  if (active && active !== document.activeElement && parent.contains(active)) active.focus({ preventScroll: true });
+}
+
+/** Whether the person asked for less motion. */
+export function reducedMotion() {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+}

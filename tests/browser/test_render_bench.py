@@ -1,0 +1,78 @@
+"""The table page's render time per event, measured in Chromium on a fixed sequence of frames.
+
+The frames (tests/browser/bench_frames.py) are a seeded hand of seat 0's view, fed to the page's
+own frame handler; performance.now() is read around each call, then again after forcing the
+layout, so the figure is the script plus the style and layout work the change costs. Results go
+to test-output/render-times.json (docs/performance.md quotes them).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from games.engine import Ruleset
+from games.services.tables import create_table, sit
+from tests.conftest import OUTPUT
+from tests.factories import make_user
+
+from .bench_frames import fixed_frames
+from .table_helpers import DESKTOP, PHONE, signed_in_page, wait_version
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+MEASURE = """async (frames) => {
+  const t = window.burracoTable;
+  const script = [], total = [];
+  for (let round = 0; round < 3; round++) {
+    for (const frame of frames) {
+      const f = JSON.parse(JSON.stringify(frame));
+      const t0 = performance.now();
+      t.handleFrame(f);
+      const t1 = performance.now();
+      void document.body.offsetHeight;  // style and layout now, inside the measurement
+      const t2 = performance.now();
+      if (f.type === "event") { script.push(t1 - t0); total.push(t2 - t0); }
+    }
+    const d = document.getElementById("score-dialog");
+    if (d && d.open) d.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));  // the dialog's close event
+  }
+  return {script, total, cards: document.querySelectorAll('#hand .pcard').length};
+}"""
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "median_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(ordered[int(len(ordered) * 0.95) - 1], 3),
+        "max_ms": round(ordered[-1], 3),
+        "events": len(ordered),
+    }
+
+
+def test_render_time_per_event(live_site, browser):
+    anna, bruno = make_user("anna"), make_user("bruno")
+    table = create_table(creator=anna, ruleset=Ruleset.preset("classico", draw_seconds=300, play_seconds=300))
+    sit(table_id=table.pk, user=bruno, position=1)
+    frames = fixed_frames()
+    results = {}
+    for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        context, page = signed_in_page(browser, live_site, anna, viewport)
+        try:
+            page.goto(f"{live_site}/tavolo/{table.pk}/")
+            wait_version(page, 0)
+            out = page.evaluate(MEASURE, frames)
+            assert out["cards"] == 11  # the next hand's snapshot was drawn last
+            results[label] = {"script": _summary(out["script"]), "script_and_layout": _summary(out["total"])}
+            assert page.js_errors == []
+        finally:
+            context.close()
+    OUTPUT.mkdir(exist_ok=True)
+    (OUTPUT / "render-times.json").write_text(json.dumps(results, indent=2))
+    print(json.dumps(results, indent=2))
+    # A generous ceiling: one event must never cost a whole frame at 60 Hz on this machine.
+    assert results["desktop"]["script_and_layout"]["median_ms"] < 16
