@@ -64,9 +64,4 @@ def start_embedded_worker() -> bool:
         worker.start()
 
     threading.Thread(target=run, name="embedded-celery-worker", daemon=True).start()
-    # Beat in a thread of this process too. The worker's own `beat=True` forks a process, whose
-    # copy of the in-memory broker this worker never reads: the sweep would never arrive.
-    from celery.beat import EmbeddedService
-
-    EmbeddedService(app, thread=True).start()
     return True
