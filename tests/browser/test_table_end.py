@@ -137,6 +137,7 @@ def test_the_scoring_the_next_hand_and_a_rematch(live_site, browser, screenshot_
             assert page.locator("#score-result").inner_text().startswith("Partita finita.")
             assert page.locator("#score-lobby").is_visible()
             assert page.locator("#score-next").is_hidden()
+            assert page.locator("#turn-label").inner_text() == "Partita finita."
         first = Hand.objects.get(game__table=table, number=1).deal["to_move"]
 
         # Bruno asks for a rematch; Anna's page hears it at once and she accepts.

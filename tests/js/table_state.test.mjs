@@ -237,6 +237,9 @@ describe("the move log", () => {
     S.applyEvent(s, event(1, 0, { type: "discard", card: "KD" }, view({ hand_over: true, end_reason: "closed",
       to_move: null, my_turn: false, allowed: [] })), T0);
     assert.equal(s.log[0].text, "anna scarta K♦ — chiude la mano");
+    assert.equal(S.turnText(s), "Mano finita.");
+    S.applySnapshot(s, snapshot({ version: 1, finished: true, view: s.view }), T0); // the match's last hand
+    assert.equal(S.turnText(s), "Partita finita.");
   });
 });
 

@@ -190,7 +190,7 @@ export function createRenderer(s) {
     const hint = $("turn-hint");
     let text;
     if (!live) text = L.handOver;
-    else if (s.finished && !v.hand_over) text = L.matchOver;
+    else if (s.finished) text = L.matchOver;
     else if (v.hand_over) text = L.handOver;
     else if (!S.isMyTurn(s)) text = L.waitPhase;
     else text = v.phase === "draw" ? L.drawPhase : L.playPhase;

@@ -143,7 +143,7 @@ export function titleFor(s, base) {
 export function turnText(s) {
   const v = s.view;
   if (!v) return "";
-  if (s.finished && !v.hand_over) return s.L.matchOver;
+  if (s.finished) return s.L.matchOver;
   if (v.hand_over) return s.L.handOver;
   if (isMyTurn(s)) return s.L.yourTurn;
   if (typeof v.to_move === "number") return fmt(s.L.turnOf, { name: seatName(s, v.to_move) });
