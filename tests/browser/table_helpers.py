@@ -123,8 +123,9 @@ def shoot(page, folder: Path, name: str) -> None:
 @contextmanager
 def celery_worker(django_db_blocker):
     """With REDIS_URL the live server has no embedded worker (production runs a separate one), so
-    start a real `celery worker` with beat on the test database for the computer players; without
-    it, the server's embedded worker already plays them and nothing is started."""
+    start a real `celery worker` on the test database for the computer players and the turn
+    scheduler (a thread of the worker); without it, the server's embedded worker already plays
+    them and nothing is started."""
     if not os.environ.get("REDIS_URL"):
         yield None
         return
@@ -132,7 +133,7 @@ def celery_worker(django_db_blocker):
 
     with django_db_blocker.unblock():
         env = server_env({"BOT_MOVE_DELAY_SECONDS": "0.2"})
-    with celery_worker_process(env, name="browser", beat=True) as process:
+    with celery_worker_process(env, name="browser") as process:
         yield process
 
 

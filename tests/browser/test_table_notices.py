@@ -45,13 +45,14 @@ window.Notification = class {
 
 @pytest.fixture
 def timers(django_db_blocker):
-    with celery_worker(django_db_blocker) as worker:  # with Redis: a real worker with beat (the sweep)
+    with celery_worker(django_db_blocker) as worker:  # with Redis: a real worker, whose scheduler thread times turns out
         yield worker
 
 
 def time_runs_out(table) -> None:
-    """The turn's deadline has passed: the server's sweep (every few seconds) completes the turn."""
-    Game.objects.filter(table=table).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    """The turn's deadline has passed: the scheduler (about once a second) completes the turn."""
+    past = timezone.now() - timedelta(seconds=1)
+    Game.objects.filter(table=table).update(turn_deadline=past, due_at=past)
 
 
 def notice_texts(page) -> list[str]:
