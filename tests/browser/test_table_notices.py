@@ -45,7 +45,7 @@ window.Notification = class {
 
 @pytest.fixture
 def timers(django_db_blocker):
-    with celery_worker(django_db_blocker) as worker:  # with Redis: a real worker, whose scheduler thread times turns out
+    with celery_worker(django_db_blocker) as worker:  # Redis: a real worker; its scheduler times turns out
         yield worker
 
 
