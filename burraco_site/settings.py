@@ -177,6 +177,11 @@ BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS",
 # Extra seconds on the first draw of every hand after the first: the scoring of the hand just
 # over is on screen when the next deal arrives (games.services.tables.deadline_for).
 HAND_BREAK_SECONDS = max(0, int(os.environ.get("HAND_BREAK_SECONDS", "15")))
+# Presence (games/services/presence.py): every open table socket says it is there every
+# PRESENCE_HEARTBEAT_SECONDS, and a socket that stopped saying so counts for PRESENCE_TTL_SECONDS.
+PRESENCE_HEARTBEAT_SECONDS = max(0.5, float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "15")))
+PRESENCE_TTL_SECONDS = max(2 * PRESENCE_HEARTBEAT_SECONDS + 1,
+                           float(os.environ.get("PRESENCE_TTL_SECONDS", "40")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 # The load benchmark's echo socket (/ws/echo/): never on in production.
