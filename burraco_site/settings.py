@@ -101,10 +101,17 @@ if DATABASE_URL:
         # Parameters travel apart from the query text (no quoting of the game state into SQL),
         # and the statements the play path repeats are prepared once per connection.
         DATABASES["default"]["OPTIONS"] = DATABASES["default"].get("OPTIONS", {}) | {"server_side_binding": True}
+        from burraco_site.dbpool import check_pooled, keep_trying
+
         DATABASES["default"]["OPTIONS"]["pool"] = {
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
             "timeout": 10,
+            # A dead idle connection (PostgreSQL restarted) is dropped before it fails a request.
+            "check": check_pooled,
+            # While the server is down: about one connection attempt a second (burraco_site/dbpool.py).
+            "reconnect_timeout": float(os.environ.get("DB_POOL_RECONNECT_TIMEOUT", "2")),
+            "reconnect_failed": keep_trying,
         }
 else:
     DATABASES = {
