@@ -14,7 +14,7 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import task_postrun, task_prerun, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "burraco_site.settings")
 
@@ -25,6 +25,19 @@ app.autodiscover_tasks()
 # Celery's Django fixup closes the database connections (and, under prefork, the whole psycopg
 # pool) after every task unless told to reuse them: keep them, the pool checks them itself.
 app.conf.CELERY_DB_REUSE_MAX = 10_000
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _give_back_connection(**kwargs) -> None:
+    """Each task hands its database connection back to the pool, as every request and socket call
+    does (`close_old_connections`: with the pool, closing gives it back; a broken one is dropped).
+    With the fixup told to reuse connections and nothing else closing them, a connection that
+    PostgreSQL's restart had broken stayed this worker's for good: every later task failed with
+    "the connection is closed" and the scheduler had to play the computer's moves, slowly."""
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 @worker_ready.connect

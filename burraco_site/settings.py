@@ -101,10 +101,17 @@ if DATABASE_URL:
         # Parameters travel apart from the query text (no quoting of the game state into SQL),
         # and the statements the play path repeats are prepared once per connection.
         DATABASES["default"]["OPTIONS"] = DATABASES["default"].get("OPTIONS", {}) | {"server_side_binding": True}
+        from burraco_site.dbpool import check_pooled, keep_trying
+
         DATABASES["default"]["OPTIONS"]["pool"] = {
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
             "timeout": 10,
+            # A dead idle connection (PostgreSQL restarted) is dropped before it fails a request.
+            "check": check_pooled,
+            # While the server is down: about one connection attempt a second (burraco_site/dbpool.py).
+            "reconnect_timeout": float(os.environ.get("DB_POOL_RECONNECT_TIMEOUT", "2")),
+            "reconnect_failed": keep_trying,
         }
 else:
     DATABASES = {
@@ -177,6 +184,11 @@ BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS",
 # Extra seconds on the first draw of every hand after the first: the scoring of the hand just
 # over is on screen when the next deal arrives (games.services.tables.deadline_for).
 HAND_BREAK_SECONDS = max(0, int(os.environ.get("HAND_BREAK_SECONDS", "15")))
+# Presence (games/services/presence.py): every open table socket says it is there every
+# PRESENCE_HEARTBEAT_SECONDS, and a socket that stopped saying so counts for PRESENCE_TTL_SECONDS.
+PRESENCE_HEARTBEAT_SECONDS = max(0.5, float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "15")))
+PRESENCE_TTL_SECONDS = max(2 * PRESENCE_HEARTBEAT_SECONDS + 1,
+                           float(os.environ.get("PRESENCE_TTL_SECONDS", "40")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 # The load benchmark's echo socket (/ws/echo/): never on in production.

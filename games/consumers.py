@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
 from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
 
 from burraco_site.dbthreads import Busy, run_db
 from burraco_site.wsauth import authenticate, session_and_user
@@ -140,12 +141,11 @@ class Heartbeats:
                 continue
             try:
                 back = await run_db(presence.heartbeat_many)(beats)
-            except Exception:  # noqa: BLE001 - Redis is down: the next beat tries again
+                for table_id in back:  # seats that read as offline since a Redis restart
+                    frame = await run_db(table_selectors.presence_frame)(table_id)
+                    await broadcast.deliver_async([(broadcast.all_group(table_id), frame)])
+            except Exception:  # noqa: BLE001 - Redis or the database is down: the next beat tries again
                 log.warning("presence heartbeat failed for %d sockets", len(beats))
-                continue
-            for table_id in back:  # seats that read as offline since a Redis restart
-                frame = await run_db(table_selectors.presence_frame)(table_id)
-                await broadcast.deliver_async([(broadcast.all_group(table_id), frame)])
 
 
 class TableConsumer(SocketConsumer):
@@ -304,8 +304,9 @@ class TableConsumer(SocketConsumer):
             return
         try:
             await handler(frame, ref)
-        except DatabaseError:
-            log.warning("table %s: the database is unavailable", self.table_id, exc_info=True)
+        except (DatabaseError, RedisError):
+            # PostgreSQL or Redis (presence, cache) is down: nothing was written; the socket stays.
+            log.warning("table %s: the database or Redis is unavailable", self.table_id, exc_info=True)
             await self._error("unavailable", server_messages()["unavailable"], ref)
         except Busy:
             await self._error("busy", server_messages()["busy"], ref)
@@ -349,7 +350,10 @@ class TableConsumer(SocketConsumer):
             return
         await broadcast.deliver_async(applied.messages)
         if applied.needs_follow_up:
-            await run_db(applied.follow_up)()
+            try:
+                await run_db(applied.follow_up)()
+            except Exception:  # noqa: BLE001 - the move is committed; due_at brings the scheduler to it
+                log.warning("table %s: follow-up of v%s failed", self.table_id, applied.version, exc_info=True)
 
     async def _on_chat(self, frame: dict[str, Any], ref) -> None:
         phrase = frame.get("phrase")

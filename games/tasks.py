@@ -8,11 +8,17 @@ of every worker. Only a computer's move is queued, when a computer is to move.""
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import DatabaseError
+from redis.exceptions import RedisError
 
 from .services import scheduler, timeouts
 
 
-@shared_task(name="games.computer_move", ignore_result=True, acks_late=True)
+# A move that met PostgreSQL or Redis down is tried again a second later, then a little later
+# each time, rather than left to the scheduler's look `COMPUTER_SLACK_SECONDS` after it was due.
+@shared_task(name="games.computer_move", ignore_result=True, acks_late=True,
+             autoretry_for=(DatabaseError, RedisError), retry_backoff=1, retry_backoff_max=4,
+             retry_jitter=False, max_retries=15)
 def computer_move(game_id: int, version: int) -> str:
     """One action of a computer (or computer-covered) seat."""
     return timeouts.play_computer_move(game_id, version)

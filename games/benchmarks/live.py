@@ -58,17 +58,21 @@ def latency_summary(values_ms: Sequence[float]) -> dict[str, float | None]:
 # ----------------------------------------------------------------------------- set-up
 
 
-def prepare_tables(count: int, *, prefix: str = "bench") -> list[dict[str, Any]]:
+def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer: str | None = None,
+                   disconnect_grace_seconds: int | None = None) -> list[dict[str, Any]]:
     """`count` started 2-player tables, each with two people and a session cookie for each.
 
     Goes through the services people use (create_table, sit), so every table is exactly what
-    the lobby would have made.
+    the lobby would have made. `ruleset`: the tables' rules (classico for two by default, say
+    with short timers); `computer`: a computer player of that level takes seat 1 instead of a
+    person (its session is then None).
     """
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
 
     from games.engine import Ruleset
-    from games.services.tables import create_table, sit
+    from games.models import Game
+    from games.services.tables import create_table, fill_with_computer, sit
 
     User = get_user_model()
     backend = "django.contrib.auth.backends.ModelBackend"
@@ -86,7 +90,7 @@ def prepare_tables(count: int, *, prefix: str = "bench") -> list[dict[str, Any]]
         store.create()
         sessions[user.pk] = store.session_key
     tables = []
-    ruleset = Ruleset.preset("classico", players=2)
+    ruleset = ruleset or Ruleset.preset("classico", players=2)
     # Nobody listens to this process's lobby yet: skip building the lobby list after each seat.
     from games.services import tables as table_services
 
@@ -94,9 +98,13 @@ def prepare_tables(count: int, *, prefix: str = "bench") -> list[dict[str, Any]]
     try:
         for i in range(count):
             a, b = users[2 * i], users[2 * i + 1]
-            table = create_table(creator=a, ruleset=ruleset)
-            sit(table_id=table.pk, user=b, position=1)
-            tables.append({"id": table.pk, "sessions": [sessions[a.pk], sessions[b.pk]]})
+            table = create_table(creator=a, ruleset=ruleset, disconnect_grace_seconds=disconnect_grace_seconds)
+            if computer:
+                fill_with_computer(table_id=table.pk, user=a, position=1, level=computer)
+            else:
+                sit(table_id=table.pk, user=b, position=1)
+            tables.append({"id": table.pk, "game_id": Game.objects.get(table_id=table.pk).pk,
+                           "sessions": [sessions[a.pk], None if computer else sessions[b.pk]]})
     finally:
         table_services._announce_now = announce
     return tables

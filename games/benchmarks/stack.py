@@ -3,6 +3,8 @@
 `Stack` runs its own Redis, K Daphne processes, a Celery worker and the turn scheduler against
 one PostgreSQL database, with the production settings (DEBUG off), and stops them all at the end.
 `cpu_seconds(pids)` reads user+system time from /proc, so a run can charge each role its CPU.
+The fault tests (tests/faults/) also kill and restart its processes one by one: `kill`, and the
+`start_*` methods with a process name and environment of their own.
 """
 
 from __future__ import annotations
@@ -91,6 +93,10 @@ class Stack:
     extra_env: dict[str, str] = field(default_factory=dict)
     logdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="burraco-stack-")))
     redis_port: int = 0
+    # The benchmark measures one solo worker; the fault tests run the Procfile's prefork pool
+    # (a solo worker with prefetch 1 leaves a backlog of countdown tasks waiting up to 10 s each).
+    worker_pool: str = "solo"
+    worker_concurrency: int = 1
     daphne_ports: list[int] = field(default_factory=list)
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
 
@@ -119,42 +125,51 @@ class Stack:
         env.update(self.extra_env)
         return env
 
-    def _spawn(self, name: str, command: list[str]) -> subprocess.Popen:
+    def _spawn(self, name: str, command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
         log = open(self.logdir / f"{name}.log", "w")  # noqa: SIM115 (lives as long as the process)
-        process = subprocess.Popen(command, cwd=ROOT, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=ROOT, env=self.env() | (env or {}), stdout=log,
+                                   stderr=subprocess.STDOUT)
         self.processes[name] = process
         return process
 
     def start_redis(self) -> None:
+        """Start Redis (again, after `kill("redis")`: on the same port, empty)."""
         self.redis_port = self.redis_port or free_port()
         self.processes["redis"] = start_redis(self.redis_port, self.logdir)
 
-    def start_daphne(self, index: int, port: int | None = None) -> int:
+    def start_daphne(self, index: int, port: int | None = None, wait: bool = True) -> int:
         port = port or free_port()
         process = self._spawn(f"daphne-{index}", [
             sys.executable, "-m", "daphne", "--proxy-headers", "--websocket_connect_timeout", "20",
             "-b", "127.0.0.1", "-p", str(port), "burraco_site.asgi:application",
         ])
-        wait_for_port(port, process)
+        if wait:
+            wait_for_port(port, process)
         return port
 
-    def start_worker(self, index: int = 0) -> subprocess.Popen:
+    def start_worker(self, index: int = 0, env: dict[str, str] | None = None, wait: bool = True) -> subprocess.Popen:
         name = f"worker-{index}"
-        log_path = self.logdir / f"{name}.log"
         process = self._spawn(name, [
-            sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "--pool=solo", "-c", "1",
+            sys.executable, "-m", "celery", "-A", "burraco_site", "worker", f"--pool={self.worker_pool}",
+            "-c", str(self.worker_concurrency),
             "-n", f"{name}-{os.getpid()}@%h", "--without-heartbeat", "--without-mingle", "--without-gossip",
             "--loglevel=INFO",
-        ])
-        deadline = time.monotonic() + 60
+        ], env)
+        if wait:
+            self.wait_worker(name)
+        return process
+
+    def wait_worker(self, name: str, timeout: float = 60) -> None:
+        """Until the worker's log says it is ready (it consumes its queue)."""
+        process, log_path = self.processes[name], self.logdir / f"{name}.log"
+        deadline = time.monotonic() + timeout
         while "ready." not in log_path.read_text():
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the Celery worker did not start; see {log_path}")
             time.sleep(0.1)
-        return process
 
-    def start_scheduler(self) -> subprocess.Popen:
-        return self._spawn("scheduler", [sys.executable, "manage.py", "run_scheduler"])
+    def start_scheduler(self, name: str = "scheduler", env: dict[str, str] | None = None) -> subprocess.Popen:
+        return self._spawn(name, [sys.executable, "manage.py", "run_scheduler"], env)
 
     def start_nginx(self) -> int:
         """nginx in front of the Daphne processes, with the deployed proxy rules
@@ -189,13 +204,31 @@ http {{
         return port
 
     def start(self) -> Stack:
+        """Redis first, then every Daphne and worker at once (each imports Django for seconds:
+        started side by side they are ready in the time of the slowest), then the scheduler."""
         self.start_redis()
-        self.daphne_ports = [self.start_daphne(i) for i in range(self.daphnes)]
+        self.daphne_ports = [self.start_daphne(i, wait=False) for i in range(self.daphnes)]
         for i in range(self.workers):
-            self.start_worker(i)
+            self.start_worker(i, wait=False)
         if self.separate_scheduler:
             self.start_scheduler()
+        for i, port in enumerate(self.daphne_ports):
+            wait_for_port(port, self.processes[f"daphne-{i}"], timeout=60)
+        for i in range(self.workers):
+            self.wait_worker(f"worker-{i}")
         return self
+
+    def kill(self, name: str, sig: int = signal.SIGKILL, wait: float = 15) -> None:
+        """A fault: the process `name` and its children (a prefork worker's) get `sig` (kill -9
+        by default) and are gone."""
+        process = self.processes.get(name)
+        if process is not None and process.poll() is None:
+            for pid in children(process.pid):
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+        self.stop(name, sig=sig, wait=wait)
 
     def pids(self, prefix: str) -> list[int]:
         found = []
@@ -217,5 +250,15 @@ http {{
             process.wait()
 
     def close(self) -> None:
-        for name in list(self.processes):
-            self.stop(name, wait=10)
+        """Stop every process: all are told at once, then each is waited for."""
+        live = [p for p in self.processes.values() if p.poll() is None]
+        for process in live:
+            process.terminate()
+        until = time.monotonic() + 10
+        for process in live:
+            try:
+                process.wait(timeout=max(0.1, until - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.processes.clear()

@@ -40,6 +40,12 @@ def all_group(table_id: int) -> str:
 
 Messages = list[tuple[str, dict[str, Any]]]
 
+# After a Redis restart channels_redis publishes the first time on its old, dead connection and
+# fails ("Connection closed by server"), reconnecting only then: without a second try, the first
+# frames of every process after the restart (a move's events, the scheduler's `clock` frames)
+# were lost. A retried batch may reach a socket twice; clients ignore a version they have.
+ATTEMPTS = 2
+
 
 def layer_message(frame: dict[str, Any]) -> dict[str, Any]:
     """What travels on the channel layer for one frame: its JSON text, encoded once here, and the
@@ -73,12 +79,15 @@ async def deliver_async(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     if layer is None:
         return
     batch = list(messages)
-    try:
-        if not await _publish_pipelined(layer, batch):
-            for group, frame in batch:
-                await layer.group_send(group, layer_message(frame))
-    except Exception:  # noqa: BLE001 - see deliver
-        log.warning("could not deliver frames: the channel layer is unreachable", exc_info=True)
+    for attempt in range(ATTEMPTS):
+        try:
+            if not await _publish_pipelined(layer, batch):
+                for group, frame in batch:
+                    await layer.group_send(group, layer_message(frame))
+            return
+        except Exception:  # noqa: BLE001 - see deliver
+            if attempt + 1 == ATTEMPTS:
+                log.warning("could not deliver frames: the channel layer is unreachable", exc_info=True)
 
 
 async def _publish_pipelined(layer, batch: list[tuple[str, dict[str, Any]]]) -> bool:
@@ -117,8 +126,14 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
         return
 
     async def send_all() -> None:
-        for group, frame in batch:
-            await layer.group_send(group, layer_message(frame))
+        for attempt in range(ATTEMPTS):
+            try:
+                for group, frame in batch:
+                    await layer.group_send(group, layer_message(frame))
+                return
+            except Exception:  # noqa: BLE001 - see ATTEMPTS
+                if attempt + 1 == ATTEMPTS:
+                    raise
 
     try:
         async_to_sync(send_all)()

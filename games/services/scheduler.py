@@ -4,9 +4,13 @@ About once a second (`SCHEDULER_INTERVAL_SECONDS`) `tick()`:
 1. checks that PostgreSQL and Redis answer; if either does not, the site cannot serve, so
    nothing is enforced and the outage is remembered;
 2. when they answer again after an outage, moves every live turn deadline on by the outage's
-   length (players do not lose turns to the server's own outage) and tells each table its new
-   deadline with a `clock` frame; the record of the last healthy tick is a row in PostgreSQL
-   (`SchedulerState`), locked while it is read, so two schedulers never extend twice;
+   length, and to at least `AFTER_OUTAGE_SECONDS` from now (players do not lose turns to the
+   server's own outage, nor to the seconds their pages take to notice it is over: a page
+   reconnects with a back-off and learns of the new deadline from a frame) and tells each table its new
+   deadline with a `clock` frame, and again `CLOCK_RETELL_SECONDS` later (after a Redis restart
+   a frame published before a Daphne process has re-subscribed reaches nobody); the record of
+   the last healthy tick is a row in PostgreSQL (`SchedulerState`), locked while it is read, so
+   two schedulers never extend twice;
 3. claims the games whose `due_at` has passed (`FOR UPDATE SKIP LOCKED`, pushing their
    `due_at` a lease ahead so a second scheduler skips them and a scheduler that dies mid-way
    leaves them to the next), and hands each to `timeouts.handle_due` with the version it saw.
@@ -35,6 +39,8 @@ from . import broadcast, clock
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = 10  # a claimed game is left alone by other schedulers this long
+CLOCK_RETELL_SECONDS = 3  # the `clock` frames of an extension are sent again this much later
+AFTER_OUTAGE_SECONDS = 15  # after an outage every turn has at least this long left
 BATCH = 200  # games claimed per tick at most
 CLOCK_ROW = "clock"
 
@@ -54,22 +60,37 @@ class Scheduler:
 
     def __init__(self) -> None:
         self.saw_outage_since: datetime | None = None
+        self.retell: tuple[float, list[int]] | None = None  # (monotonic time, game ids) of a retelling
 
     def tick(self) -> dict[str, Any]:
         """One pass (see the module docstring); returns what it did."""
+        asked = timezone.now()
+        healthy = _services_answer()
+        # The time the services answered, not the time they were asked: with PostgreSQL down the
+        # question waits in the connection pool (up to its timeout) and is answered when the
+        # server is back. Taken before, the gap since the last healthy tick looked short, the
+        # outage went unseen or was not extended for, and the turns that ran out meanwhile were
+        # enforced at once. A question that waited that long is an outage seen, too.
         real_now = timezone.now()
-        if not _services_answer():
+        if not healthy:
             if self.saw_outage_since is None:
-                self.saw_outage_since = real_now
+                self.saw_outage_since = asked
                 log.warning("scheduler: PostgreSQL or Redis is not answering; deadlines are on hold")
             return {"healthy": False}
+        if self.saw_outage_since is None and (real_now - asked).total_seconds() > outage_seconds():
+            self.saw_outage_since = asked
         extended = _record_tick(real_now, outage_seen=self.saw_outage_since is not None)
         if self.saw_outage_since is not None:
             log.warning("scheduler: services answer again after %.1f s; %d deadlines moved on",
-                        (real_now - self.saw_outage_since).total_seconds(), extended)
+                        (real_now - self.saw_outage_since).total_seconds(), len(extended))
             self.saw_outage_since = None
+        if extended:
+            self.retell = (time.monotonic() + CLOCK_RETELL_SECONDS, [game_id for game_id, *_ in extended])
+        elif self.retell is not None and time.monotonic() >= self.retell[0]:
+            _retell_deadlines(self.retell[1])
+            self.retell = None
         done = run_due(clock.now())
-        return {"healthy": True, "extended": extended, **done}
+        return {"healthy": True, "extended": len(extended), **done}
 
     def run_forever(self, stop: threading.Event | None = None) -> None:
         stop = stop or threading.Event()
@@ -102,15 +123,18 @@ def _services_answer() -> bool:
     return True
 
 
-def _record_tick(real_now: datetime, *, outage_seen: bool) -> int:
+Extended = list[tuple[int, int, int, datetime | None]]  # (game, table, version, new deadline)
+
+
+def _record_tick(real_now: datetime, *, outage_seen: bool) -> Extended:
     """Note this healthy tick; after an outage this scheduler saw, extend the deadlines by the
-    time since the last healthy tick of any scheduler. Returns how many games were extended."""
-    extended: list[tuple[int, int, datetime | None]] = []
+    time since the last healthy tick of any scheduler. Returns the games extended."""
+    extended: Extended = []
     with transaction.atomic():
         row = SchedulerState.objects.select_for_update().filter(name=CLOCK_ROW).first()
         if row is None:  # the first tick ever; schedulers starting together may race to it
             SchedulerState.objects.get_or_create(name=CLOCK_ROW, defaults={"last_tick": real_now})
-            return 0
+            return []
         gap = (real_now - row.last_tick).total_seconds()
         if outage_seen and gap > outage_seconds():
             extended = _extend_deadlines(gap)
@@ -118,28 +142,35 @@ def _record_tick(real_now: datetime, *, outage_seen: bool) -> int:
         row.save(update_fields=["last_tick"])
     if extended:
         _tell_new_deadlines(extended)
-    return len(extended)
+    return extended
 
 
-def _extend_deadlines(seconds: float) -> list[tuple[int, int, datetime | None]]:
+def _extend_deadlines(seconds: float) -> Extended:
     shift = timedelta(seconds=seconds)
+    floor = clock.now() + timedelta(seconds=AFTER_OUTAGE_SECONDS)
     games = list(Game.objects.select_for_update().filter(finished=False, turn_deadline__isnull=False)
                  .only("id", "table_id", "version", "turn_deadline", "due_at"))
     for game in games:
-        game.turn_deadline += shift
-        if game.due_at is not None:
-            game.due_at += shift
+        game.turn_deadline = max(game.turn_deadline + shift, floor)
+        if game.due_at is not None:  # never later than the deadline (an early look only re-plans)
+            game.due_at = min(game.due_at + shift, game.turn_deadline)
     Game.objects.bulk_update(games, ["turn_deadline", "due_at"], batch_size=500)
-    return [(g.table_id, g.version, g.turn_deadline) for g in games]
+    return [(g.pk, g.table_id, g.version, g.turn_deadline) for g in games]
 
 
-def _tell_new_deadlines(extended: list[tuple[int, int, datetime | None]]) -> None:
+def _tell_new_deadlines(extended: Extended) -> None:
     now = clock.now().isoformat()
     broadcast.deliver(
         (broadcast.all_group(table_id), {"type": "clock", "version": version, "deadline": deadline.isoformat(),
                                          "server_time": now, "reason": "outage"})
-        for table_id, version, deadline in extended
+        for _game_id, table_id, version, deadline in extended
     )
+
+
+def _retell_deadlines(game_ids: list[int]) -> None:
+    """The `clock` frames of an extension once more, with each game's deadline as it is now."""
+    _tell_new_deadlines(list(Game.objects.filter(pk__in=game_ids, finished=False, turn_deadline__isnull=False)
+                             .values_list("id", "table_id", "version", "turn_deadline")))
 
 
 _CLAIM_SQL = """
