@@ -471,11 +471,7 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
 
 
 def machine() -> dict[str, Any]:
-    model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    except OSError:
-        pass
-    load = os.getloadavg()
-    return {"nproc": os.cpu_count(), "cpu": model, "loadavg_at_start": [round(x, 2) for x in load]}
+    """The machine as bench_site records it, with the load average when the run starts."""
+    from games.management.commands.bench_site import machine as machine_facts
+
+    return machine_facts() | {"loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
