@@ -11,9 +11,11 @@ Everything is sent through `deliver`, so tests can capture exactly what left the
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -112,6 +114,18 @@ async def _publish_pipelined(layer, batch: list[tuple[str, dict[str, Any]]]) -> 
     return True
 
 
+def _run_sync(coroutine_function) -> None:
+    """async_to_sync, also from a thread whose event loop is running (asgiref refuses that; a
+    test driving a browser through Playwright's sync API has one): then on a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        async_to_sync(coroutine_function)()
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deliver") as pool:
+        pool.submit(async_to_sync(coroutine_function)).result()
+
+
 def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     """Send each (group, frame) pair. Called after commit, from synchronous code.
 
@@ -136,6 +150,6 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
                     raise
 
     try:
-        async_to_sync(send_all)()
+        _run_sync(send_all)
     except Exception:  # noqa: BLE001 - see docstring
         log.warning("could not deliver %d frames: the channel layer is unreachable", len(batch), exc_info=True)
