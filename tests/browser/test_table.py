@@ -417,13 +417,7 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
             ctx.close()
 
 
-@pytest.fixture
-def computer_players(django_db_blocker):
-    with celery_worker(django_db_blocker) as worker:
-        yield worker
-
-
-def test_two_people_and_two_computers_play_a_hand_to_the_end(live_site, browser, screenshot_dir, computer_players):
+def test_two_people_and_two_computers_play_a_hand_to_the_end(live_site, browser, screenshot_dir, django_db_blocker):
     anna, bruno = make_user("anna"), make_user("bruno")
     table = create_table(creator=anna, ruleset=Ruleset.preset("classico", players=4, target=None,
                                                                 draw_seconds=300, play_seconds=300))
@@ -441,49 +435,53 @@ def test_two_people_and_two_computers_play_a_hand_to_the_end(live_site, browser,
         melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
         to_move=0,
     )
-    ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
-    ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
-    try:
-        page_a.goto(f"{live_site}/tavolo/{table.pk}/")
-        page_b.goto(f"{live_site}/tavolo/{table.pk}/")
-        wait_version(page_a, 0)
-        wait_version(page_b, 0)
-        assert "Computer (Principiante)" in page_a.locator("#felt").inner_text()
+    # The computers' worker starts only now: the deal may have given a computer the first turn,
+    # and a worker already running could play it on the dealt cards before the position is set.
+    with celery_worker(django_db_blocker):
+        ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
+        ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
+        try:
+            page_a.goto(f"{live_site}/tavolo/{table.pk}/")
+            page_b.goto(f"{live_site}/tavolo/{table.pk}/")
+            wait_version(page_a, 0)
+            wait_version(page_b, 0)
+            assert "Computer (Principiante)" in page_a.locator("#felt").inner_text()
 
-        page_a.click("#btn-draw")
-        wait_version(page_a, 1)
-        page_a.locator("#hand .pcard.fresh").drag_to(page_a.locator("#discard"))  # the card just drawn
-        wait_version(page_a, 2)
+            page_a.click("#btn-draw")
+            wait_version(page_a, 1)
+            page_a.locator("#hand .pcard.fresh").drag_to(page_a.locator("#discard"))  # the card just drawn
+            wait_version(page_a, 2)
 
-        # The computer in seat 2 plays its turn by itself; then it is Bruno's.
-        wait_my_draw(page_b)
-        assert page_b.locator("#last-move").inner_text().startswith("Computer (Principiante) scarta ")
-        assert Move.objects.filter(game__table=table, actor="computer", seat=1).exists()
-        page_b.click("#btn-draw")
-        page_b.locator("#hand .pcard.fresh").wait_for()
-        page_b.locator("#hand .pcard.fresh").drag_to(page_b.locator("#discard"))
+            # The computer in seat 2 plays its turn by itself; then it is Bruno's.
+            wait_my_draw(page_b)
+            assert page_b.locator("#last-move").inner_text().startswith("Computer (Principiante) scarta ")
+            assert Move.objects.filter(game__table=table, actor="computer", seat=1).exists()
+            page_b.click("#btn-draw")
+            page_b.locator("#hand .pcard.fresh").wait_for()
+            page_b.locator("#hand .pcard.fresh").drag_to(page_b.locator("#discard"))
 
-        # The other computer plays; then Anna closes.
-        wait_my_draw(page_a)
-        assert Move.objects.filter(game__table=table, actor="computer", seat=3).exists()
-        shoot(page_a, screenshot_dir, "table4-computers-1280")
-        shoot(page_b, screenshot_dir, "table4-computers-390")
-        page_a.click("#btn-draw")
-        page_a.locator("#hand .pcard.fresh").wait_for()
-        select(page_a, "TS", "JS", "QS")
-        page_a.click("#btn-meld")
-        page_a.wait_for_function("document.querySelectorAll('#hand .pcard').length === 2")
-        card(page_a, "KS").drag_to(page_a.locator('#melds-us .meld[data-meld-id]').last)
-        page_a.wait_for_function("document.querySelectorAll('#hand .pcard').length === 1")
-        page_a.locator("#hand .pcard").drag_to(page_a.locator("#discard"))  # the closing discard
+            # The other computer plays; then Anna closes.
+            wait_my_draw(page_a)
+            assert Move.objects.filter(game__table=table, actor="computer", seat=3).exists()
+            shoot(page_a, screenshot_dir, "table4-computers-1280")
+            shoot(page_b, screenshot_dir, "table4-computers-390")
+            page_a.click("#btn-draw")
+            page_a.locator("#hand .pcard.fresh").wait_for()
+            select(page_a, "TS", "JS", "QS")
+            page_a.click("#btn-meld")
+            page_a.wait_for_function("document.querySelectorAll('#hand .pcard').length === 2")
+            card(page_a, "KS").drag_to(page_a.locator('#melds-us .meld[data-meld-id]').last)
+            page_a.wait_for_function("document.querySelectorAll('#hand .pcard').length === 1")
+            page_a.locator("#hand .pcard").drag_to(page_a.locator("#discard"))  # the closing discard
 
-        for page in (page_a, page_b):
-            page.locator("#score-dialog[open]").wait_for()
-            closing = page.locator("#score-table tbody tr", has_text="Chiusura").locator("td").all_inner_texts()
-            assert closing == ["100", "0"]
-            assert "Partita finita. Avete vinto!" in page.locator("#score-result").inner_text()
-        assert Game.objects.get(table=table).finished
-        assert page_a.js_errors == [] and page_b.js_errors == []
-    finally:
-        ctx_a.close()
-        ctx_b.close()
+            for page in (page_a, page_b):
+                page.locator("#score-dialog[open]").wait_for()
+                closing = page.locator("#score-table tbody tr", has_text="Chiusura").locator("td").all_inner_texts()
+                assert closing == ["100", "0"]
+                assert "Partita finita. Avete vinto!" in page.locator("#score-result").inner_text()
+            assert Game.objects.get(table=table).finished
+            assert page_a.js_errors == [] and page_b.js_errors == []
+        finally:
+            ctx_a.close()
+            ctx_b.close()
+
