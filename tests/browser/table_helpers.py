@@ -54,11 +54,58 @@ def signed_in_page(browser, live_site: str, user, viewport=DESKTOP, *, tour: boo
     if not tour:
         # The first visit's tour is its own test (test_table_ui.py); elsewhere it has been seen.
         context.add_init_script("try { localStorage.setItem('burraco:tour-done', '1'); } catch (e) {}")
+    context.add_init_script(FRAME_RECORDER)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors  # checked at the end of each test: the page never threw
     return context, page
+
+
+# Every socket's opening, closing and frames (type and version), so a wait that times out can say
+# what the page had received (see wait_version).
+FRAME_RECORDER = """
+window.__wire = [];
+(() => {
+  const Native = window.WebSocket;
+  const note = (entry) => { window.__wire.push([Math.round(performance.now()), ...entry]);
+                            if (window.__wire.length > 60) window.__wire.shift(); };
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      note(["connect", String(args[0])]);
+      this.addEventListener("open", () => note(["open"]));
+      this.addEventListener("close", (e) => note(["close", e.code]));
+      this.addEventListener("message", (e) => {
+        try { const f = JSON.parse(e.data); note(["in", f.type, f.version ?? null]); } catch (err) { note(["in?"]); }
+      });
+    }
+    send(data) {
+      try { const f = JSON.parse(data); note(["out", f.type, f.action ? f.action.type : null]); } catch (err) {}
+      return super.send(data);
+    }
+  };
+})();
+"""
+
+
+def page_report(page) -> str:
+    """What the page shows and what its sockets carried, and the game as the database has it."""
+    import re
+
+    try:
+        seen = page.evaluate(
+            "() => ({version: window.burracoTable && window.burracoTable.state.version,"
+            " wire: (window.__wire || []).slice(-25), now: Math.round(performance.now())})"
+        )
+    except Exception as exc:  # noqa: BLE001 - a report must not hide the failure it reports
+        seen = {"error": str(exc)}
+    found = re.search(r"/tavolo/(\d+)/", page.url)
+    stored = None
+    if found:
+        stored = list(Game.objects.filter(table_id=int(found.group(1)))
+                      .values_list("version", "to_move", "turn_deadline", "due_at"))
+    return f"page {page.url}: {seen}; database (version, to_move, deadline, due_at): {stored}"
 
 
 def force_position(table: Table, **setup) -> EngineGame:
@@ -74,25 +121,31 @@ def force_position(table: Table, **setup) -> EngineGame:
     return engine
 
 
+def wait_page(page, expression: str, what: str, *, arg=None, timeout: float = 10_000) -> None:
+    """page.wait_for_function, failing with what the page and the database had (page_report)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{what} not shown within {timeout / 1000:.0f} s; {page_report(page)}") from None
+
+
 def wait_version(page, version: int, timeout: float = 10_000) -> None:
-    page.wait_for_function(
-        "v => window.burracoTable && window.burracoTable.state.version === v", arg=version, timeout=timeout
-    )
+    wait_page(page, "v => window.burracoTable && window.burracoTable.state.version === v",
+              f"version {version}", arg=version, timeout=timeout)
 
 
 def wait_snapshot(page, timeout: float = 10_000) -> None:
     """The page has drawn the game from a snapshot (whatever its version)."""
-    page.wait_for_function(
-        "() => window.burracoTable && window.burracoTable.state.version !== null", timeout=timeout
-    )
+    wait_page(page, "() => window.burracoTable && window.burracoTable.state.version !== null",
+              "a snapshot", timeout=timeout)
 
 
 def wait_my_draw(page, timeout: float = 30_000) -> None:
     """It is this page's player's turn, and the turn starts with the draw."""
-    page.wait_for_function(
-        "() => { const v = window.burracoTable && window.burracoTable.state.view;"
-        " return Boolean(v && v.my_turn && v.phase === 'draw'); }", timeout=timeout
-    )
+    wait_page(page, "() => { const v = window.burracoTable && window.burracoTable.state.view;"
+              " return Boolean(v && v.my_turn && v.phase === 'draw'); }", "my turn to draw", timeout=timeout)
 
 
 def hand(page) -> list[str]:
