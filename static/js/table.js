@@ -156,7 +156,7 @@ function run(effects) {
         return;
       case "checkWaiting":
         checkWaitingRoom();
-        return;
+        break;
       case "gap":
         hello(); // something was missed: ask for the whole picture again
         return;

@@ -131,6 +131,14 @@ describe("our hand", () => {
 });
 
 describe("frames", () => {
+  test("in the waiting room a snapshot looks at the room once (a seat taken before the socket joined)", () => {
+    const waiting = fresh({ status: "waiting" });
+    const effects = S.applySnapshot(waiting, snapshot({ version: null, view: null, table: { status: "waiting" } }), T0);
+    assert.equal(effects.filter((e) => e.type === "checkWaiting").length, 1);
+    const playing = fresh();
+    assert.ok(!S.applySnapshot(playing, snapshot(), T0).some((e) => e.type === "checkWaiting"));
+  });
+
   test("a skipped version asks for a snapshot; an old one is ignored", () => {
     const s = fresh();
     S.applySnapshot(s, snapshot(), T0);

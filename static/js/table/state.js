@@ -405,6 +405,9 @@ export function applySnapshot(s, frame, nowMs = Date.now()) {
   }
   if (v) effects.push(...turnEffects(s, before, nowMs));
   if (newHand) effects.push({ type: "newHand" });
+  // The waiting room is drawn by the server: a seat taken between that page and this socket's
+  // subscription sent its `table` frame to nobody here, so the room is looked at once now.
+  if (s.status === "waiting") effects.push({ type: "checkWaiting" });
   return effects;
 }
 
