@@ -220,6 +220,17 @@ def mark_away(table_id: int, position: int, since: datetime | None = None) -> da
     return datetime.fromisoformat(client.hget(key, str(position)).decode())
 
 
+def clear_away(table_id: int) -> None:
+    """Forget every seat's away mark at the table: a game starting there counts absence afresh
+    (a mark left from before, however it came, must not cover a seat the moment play begins)."""
+    client = _redis()
+    if client is None:
+        with _memory.lock:
+            _memory.away.pop(table_id, None)
+        return
+    client.delete(_prefix() + _away_key(table_id))
+
+
 def away_since(table_id: int, position: int) -> datetime | None:
     client = _redis()
     if client is None:

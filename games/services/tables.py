@@ -243,6 +243,7 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     ruleset = Ruleset.from_dict(table.options)
     engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player)
     deadline = turns.deadline_for(engine_game, table)
+    presence.clear_away(table.pk)
     mover = next(s for s in _seats(table) if s.position == engine_game.to_move)
     game = Game.objects.create(
         table=table,

@@ -100,6 +100,27 @@ def test_last_seat_filling_starts_the_game_with_a_full_deal():
     assert game.state["deal"] == deal
 
 
+def test_a_game_starting_counts_absence_afresh():
+    """An away mark left at the table from before (e.g. a Redis that outlived a restored database)
+    must not let the computer cover a seat the moment play begins: the grace starts with the game."""
+    from datetime import timedelta
+
+    from games.services import clock, presence
+
+    anna, bruno = make_user("anna"), make_user("bruno")
+    table = new_table(anna)
+    long_ago = clock.now() - timedelta(hours=1)
+    for position in (0, 1):
+        presence.mark_away(table.pk, position, since=long_ago)
+    tables.sit(table_id=table.pk, user=bruno, position=1)
+    game = Game.objects.get(table=table)
+    # Nobody is online yet: the player to move is away since the game began, not for an hour,
+    # so the scheduler's next look is in the future (the grace or the deadline, whichever first).
+    assert presence.away_since(table.pk, game.to_move) >= clock.now() - timedelta(seconds=5)
+    assert game.due_at > clock.now()
+    assert presence.away_since(table.pk, 1 - game.to_move) is None
+
+
 def test_sitting_in_a_taken_seat_is_refused_in_italian():
     anna, bruno, carla = make_user("anna"), make_user("bruno"), make_user("carla")
     table = new_table(anna, players=4)
