@@ -48,9 +48,8 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     while True:
         world = determinize(view, rng) if sampled else game
         seed = rng.getrandbits(32)
-        base = world.to_dict()
         for i, action in enumerate(candidates):
-            sample = Game.from_dict(base) if i < len(candidates) - 1 else world
+            sample = world.copy() if i < len(candidates) - 1 else world
             totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
         sampled += 1
         if worlds is not None:

@@ -23,32 +23,8 @@ POZZETTO_SIZE = 11
 
 
 def meld_from_view(data: dict[str, Any]) -> Meld:
-    """An engine `Meld` from the view's `{"id", "kind", "cards", "burraco", "points", "wild"}`.
-
-    The view leaves out `low` and `suit`; they follow from any natural card and its index.
-
-    >>> m = meld_from_view({"id": 4, "kind": "sequence", "cards": ["JK", "5H", "6H"],
-    ...                     "burraco": None, "points": 40, "wild": 0})
-    >>> m.low, m.suit, m.id
-    (4, 'H', 4)
-    """
-    cards = tuple(parse_cards(data["cards"]))
-    wild = data.get("wild")
-    low, suit = 0, ""
-    if data["kind"] == "set":
-        low = next(c.rank for i, c in enumerate(cards) if i != wild and not c.is_wild)
-    else:
-        for i, c in enumerate(cards):
-            if i == wild or c.rank == 0:
-                continue
-            suit = c.suit
-            if c.rank != 1:  # an ace may be low or high: place the run by another card
-                low = c.rank - i
-                break
-        else:  # only aces among the naturals cannot be a legal sequence; keep something sane
-            low = 1
-    return Meld(data["kind"], cards, data.get("burraco"), int(data.get("points", 0)), wild, low, suit,
-                int(data.get("id", 0)))
+    """An engine `Meld` from a view's meld (`Meld.from_dict`)."""
+    return Meld.from_dict(data)
 
 
 def table_melds(view: View) -> list[list[Meld]]:
@@ -121,28 +97,4 @@ def determinize(view: View, rng: random.Random, *, reserved: dict[int, list[Card
     for state in view["pozzetti"]:
         pozzetti.append(take(POZZETTO_SIZE) if state == AVAILABLE else None)
     stock = take(view["stock_count"])
-    melds = []
-    next_id = 1
-    for side in view["melds"]:
-        side_melds = []
-        for m in side:
-            meld = meld_from_view(m)
-            side_melds.append(meld.to_dict() | {"low": meld.low, "suit": meld.suit})
-            next_id = max(next_id, meld.id + 1)
-        melds.append(side_melds)
-    to_move = view["to_move"] if view["to_move"] is not None else seat
-    phase = view["phase"]
-    deal = {
-        "ruleset": view["ruleset"], "hands": hands, "stock": stock, "discard": list(view["discard"]),
-        "pozzetti": pozzetti, "melds": [[], []], "to_move": to_move,
-        "hand_number": view.get("hand_number", 0), "totals": list(view.get("totals", [0, 0])),
-        "match_first": 0,
-    }
-    state = {
-        "hands": hands, "stock": stock, "discard": list(view["discard"]), "pozzetti": pozzetti,
-        "pozzetto_state": list(view["pozzetti"]), "melds": melds, "next_meld_id": next_id,
-        "to_move": to_move, "phase": phase, "picked": view.get("picked_single_card"),
-        "last_round": bool(view.get("last_round")), "unplayed": [None, None],
-        "closed_by": view.get("closed_by"), "end_reason": view.get("end_reason"),
-    }
-    return Game.from_dict({"format": 1, "deal": deal, "actions": [], "state": state})
+    return Game.from_view(view, hands=hands, stock=stock, pozzetti=pozzetti)

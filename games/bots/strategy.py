@@ -180,7 +180,7 @@ def _rest(hand: list[Card], cards: Iterable[Card]) -> list[Card] | None:
 def play_allowed(g: Game, seat: int, rest: list[Card], burraco_after: bool) -> bool:
     """The engine's own check of what a meld or lay-off leaves in hand."""
     try:
-        g._after_play(seat, rest, burraco_after)  # noqa: SLF001 (the engine's rule, not a copy of it)
+        g.outcome_of_play(seat, rest, burraco_after)  # the engine's rule, not a copy of it
     except IllegalMove:
         return False
     return True

@@ -436,6 +436,111 @@ class Game:
             raise IllegalMove("bad_position") from None
         return g
 
+    @classmethod
+    def from_view(cls, view: dict[str, Any], *, hands: Sequence[Sequence[str]], stock: Sequence[str],
+                  pozzetti: Sequence[Sequence[str] | None]) -> Game:
+        """A complete game consistent with ``view`` (what one seat sees), the cards it hides
+        given: every other seat's hand (``hands[view["seat"]]`` is ignored: the view's own is
+        used), the stock top first, and each side's pozzetto (None once taken). Computer players
+        deal the hidden cards as they guess them and play on the result.
+
+        >>> g = Game.setup(Ruleset.preset("classico"), hands=["7H 8H 9H", "KD QS"], stock="AS 4C",
+        ...                discard="QD", to_move=0)
+        >>> guess = Game.from_view(g.view(0), hands=[[], ["KD", "QS"]], stock=["AS", "4C"],
+        ...                        pozzetti=g.position()["pozzetti"])
+        >>> guess.view(0) == g.view(0), guess.position()["hands"] == g.position()["hands"]
+        (True, True)
+        """
+        try:
+            seat = view["seat"]
+            ruleset = Ruleset.from_dict(view["ruleset"])
+            all_hands = [list(view["hand"]) if s == seat else list(h) for s, h in enumerate(hands)]
+            to_move = view["to_move"] if view["to_move"] is not None else seat
+            g = cls.__new__(cls)
+            g.ruleset, g.players = ruleset, ruleset.players
+            g.hands = [parse_cards(h) for h in all_hands]
+            g.stock = parse_cards(list(stock))[::-1]
+            g.discard_pile = parse_cards(view["discard"])
+            g.pozzetti = [None if p is None else parse_cards(p) for p in pozzetti]
+            g.pozzetto_state = list(view["pozzetti"])
+            g.table = [[Meld.from_dict(m) for m in side] for side in view["melds"]]
+            g.next_meld_id = max([m.id for side in g.table for m in side], default=0) + 1
+            g.to_move, g.phase = to_move, view["phase"]
+            picked = view.get("picked_single_card")
+            g.picked = None if picked is None else Card.parse(picked)
+            g.last_round = bool(view.get("last_round"))
+            g.unplayed = [None, None]
+            g.closed_by, g.end_reason = view.get("closed_by"), view.get("end_reason")
+            g.hand_number = int(view.get("hand_number", 0))
+            totals = view.get("totals", [0, 0])
+            g.totals = (int(totals[0]), int(totals[1]))
+            g.match_first = 0
+            g._deal = {"ruleset": view["ruleset"], "hands": all_hands, "stock": list(stock),
+                       "discard": list(view["discard"]), "pozzetti": [None if p is None else list(p) for p in pozzetti],
+                       "melds": [[], []], "to_move": to_move, "hand_number": g.hand_number,
+                       "totals": list(g.totals), "match_first": 0}
+            g.actions = []
+        except IllegalMove:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise IllegalMove("bad_position") from None
+        return g
+
+    def copy(self) -> Game:
+        """An independent game in the same position: playing on the copy leaves this one as it
+        is (computer players try moves on copies).
+
+        >>> g = Game.setup(Ruleset.preset("classico"), hands=["7H 8H 9H", "KD QS"], stock="AS 4C",
+        ...                discard="QD", to_move=0)
+        >>> c = g.copy(); c.apply(0, {"type": "draw"})
+        >>> len(g.actions), len(c.actions), c == g
+        (0, 1, False)
+        """
+        g = Game.__new__(Game)
+        g.ruleset, g.players = self.ruleset, self.players
+        g.hands = [list(h) for h in self.hands]
+        g.stock = list(self.stock)
+        g.discard_pile = list(self.discard_pile)
+        g.pozzetti = [None if p is None else list(p) for p in self.pozzetti]
+        g.pozzetto_state = list(self.pozzetto_state)
+        g.table = [list(side) for side in self.table]  # melds are frozen: sharing them is safe
+        g.next_meld_id, g.to_move, g.phase, g.picked = self.next_meld_id, self.to_move, self.phase, self.picked
+        g.last_round, g.unplayed = self.last_round, list(self.unplayed)
+        g.closed_by, g.end_reason = self.closed_by, self.end_reason
+        g.hand_number, g.totals, g.match_first = self.hand_number, self.totals, self.match_first
+        g._deal = self._deal  # never changed after the deal; readers get copies
+        g.actions = list(self.actions)  # records are never changed once made
+        return g
+
+    def is_legal(self, seat: int, action: Action) -> bool:
+        """Would :meth:`apply` accept ``action`` for ``seat``? The game is not changed.
+
+        >>> g = Game.setup(Ruleset.preset("classico"), hands=["7H 8H 9H", "KD QS"], stock="AS 4C",
+        ...                discard="QD", to_move=0)
+        >>> g.is_legal(0, {"type": "draw"}), g.is_legal(0, {"type": "discard", "card": "7H"})
+        (True, False)
+        """
+        try:
+            self.copy().apply(seat, action)
+        except IllegalMove:
+            return False
+        return True
+
+    def position(self) -> dict[str, Any]:
+        """The whole position with every card face up: each hand, the melds, the pile, the stock
+        (top first), the pozzetti. For replays of finished hands and for audits, never for a
+        player (a player gets :meth:`view`)."""
+        return {
+            "hands": [[c.text for c in h] for h in self.hands],
+            "melds": [[m.to_dict() for m in side] for side in self.table],
+            "discard": [c.text for c in self.discard_pile],
+            "stock": [c.text for c in reversed(self.stock)],
+            "pozzetti": [_texts_or_none(p) for p in self.pozzetti],
+            "pozzetto_state": list(self.pozzetto_state),
+            "to_move": self.to_move,
+            "phase": self.phase,
+        }
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):
             return NotImplemented
@@ -506,7 +611,7 @@ class Game:
                 raise IllegalMove("card_not_in_hand") from None
         return rest
 
-    def _after_play(self, seat: int, rest: list[Card], burraco_after: bool) -> str:
+    def outcome_of_play(self, seat: int, rest: list[Card], burraco_after: bool) -> str:
         """Check what a meld or lay-off leaves in hand (RULES §3, §6, §7); say what follows:
         'play' on, take the pozzetto 'in diretta', or 'close'."""
         n = len(rest)
@@ -540,7 +645,7 @@ class Game:
         if meld.kind == "set" and any(m.kind == "set" and m.low == meld.low
                                       for m in self.table[side]):
             raise IllegalMove("duplicate_set")
-        outcome = self._after_play(seat, rest, meld.burraco is not None or self.has_burraco(side))
+        outcome = self.outcome_of_play(seat, rest, meld.burraco is not None or self.has_burraco(side))
         self.table[side].append(_with_id(meld, self.next_meld_id))
         self.next_meld_id += 1
         self._finish_play(seat, rest, outcome)
@@ -563,7 +668,7 @@ class Game:
         new = lay_off(table[index], cards, self.ruleset)
         burraco_after = new.burraco is not None or any(
             m.burraco for i, m in enumerate(table) if i != index)
-        outcome = self._after_play(seat, rest, burraco_after)
+        outcome = self.outcome_of_play(seat, rest, burraco_after)
         table[index] = new
         self._finish_play(seat, rest, outcome)
         return {"type": "lay_off", "meld": meld_id, "cards": cards_text(cards)}
@@ -687,7 +792,7 @@ class Game:
                     after = new.burraco is not None or any(
                         m.burraco for i, m in enumerate(table) if i != index)
                     try:
-                        self._after_play(seat, rest, after)
+                        self.outcome_of_play(seat, rest, after)
                     except IllegalMove:
                         continue
                 yield {"type": "lay_off", "meld": meld.id, "cards": [c.text]}
@@ -702,7 +807,7 @@ class Game:
                     for c in meld.cards:
                         rest.remove(c)
                     try:
-                        self._after_play(seat, rest, side_burraco)
+                        self.outcome_of_play(seat, rest, side_burraco)
                     except IllegalMove:
                         continue
                 yield {"type": "meld", "cards": meld.texts()}

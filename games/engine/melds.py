@@ -71,6 +71,34 @@ class Meld:
         return {"id": self.id, "kind": self.kind, "cards": [c.text for c in self.cards],
                 "burraco": self.burraco, "points": self.points, "wild": self.wild}
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Meld:
+        """The meld a :meth:`to_dict` (as views carry it) describes; ``low`` and ``suit``, which
+        the dict leaves out, follow from any natural card and its index.
+
+        >>> m = Meld.from_dict({"id": 4, "kind": "sequence", "cards": ["JK", "5H", "6H"],
+        ...                     "burraco": None, "points": 40, "wild": 0})
+        >>> m.low, m.suit, m.id
+        (4, 'H', 4)
+        """
+        cards = tuple(parse_cards(data["cards"]))
+        wild = data.get("wild")
+        low, suit = 0, ""
+        if data["kind"] == "set":
+            low = next(c.rank for i, c in enumerate(cards) if i != wild and not c.is_wild)
+        else:
+            for i, c in enumerate(cards):
+                if i == wild or c.rank == 0:
+                    continue
+                suit = c.suit
+                if c.rank != 1:  # an ace may be low or high: place the run by another card
+                    low = c.rank - i
+                    break
+            else:  # only aces among the naturals cannot be a legal sequence; keep something sane
+                low = 1
+        return cls(data["kind"], cards, data.get("burraco"), int(data.get("points", 0)), wild, low, suit,
+                   int(data.get("id", 0)))
+
     def could_take(self, card: Card) -> bool:
         """Cheap pre-check for a single-card lay-off (no false negatives); confirm with
         :func:`lay_off`."""

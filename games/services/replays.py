@@ -67,7 +67,7 @@ def seat_names(seats: list[Seat]) -> dict[int, str]:
 
 
 def _frame(engine: EngineGame, text: str, seat: int | None, kind: str) -> dict[str, Any]:
-    state = engine.to_dict()["state"]
+    state = engine.position()
     score = engine.score()
     return {
         "text": text,

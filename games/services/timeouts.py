@@ -109,7 +109,7 @@ def timeout_actions(engine_game: EngineGame, seat: int) -> list[dict[str, Any]]:
     if engine_game.phase == "draw":
         draw = {"type": "draw"} if engine_game.stock else {"type": "take_discards"}
         actions.append(draw)
-        engine_game = EngineGame.from_dict(engine_game.to_dict())
+        engine_game = engine_game.copy()
         engine_game.apply(seat, draw)
         if engine_game.hand_over:
             return actions
