@@ -690,16 +690,45 @@ def test_an_outage_moves_the_live_deadlines_on_once(settings, monkeypatch):
                 game = next(g for g in after.values() if broadcast.all_group(g.table_id) == group)
                 assert frame["reason"] == "outage" and frame["version"] == game.version
                 assert frame["deadline"] == game.turn_deadline.isoformat()
-            # A scheduler that merely restarted (it saw no outage) does not extend, whatever the
-            # gap since the last tick: the deadline that is really past is enforced.
+            # A scheduler that did not see the outage still extends when Redis started after the
+            # last healthy tick: with Redis as the broker a Redis restart kills the worker, and
+            # the scheduler thread that saw it; its supervisor starts a new one. A computer to
+            # move keeps its due_at: its move is played at once, not put off by the extension.
             cap.clear()
-            SchedulerState.objects.update(last_tick=timezone.now() - timedelta(seconds=60))
+            covered, _ = two_people()
+            Seat.objects.filter(table=covered.table, position=covered.to_move).update(covered_by_computer=True)
+            now = timezone.now()
+            SchedulerState.objects.update(last_tick=now - timedelta(seconds=60))  # before this Redis started
+            Game.objects.filter(pk=within.pk).update(turn_deadline=now - timedelta(seconds=1),
+                                                     due_at=now - timedelta(seconds=1))
+            Game.objects.filter(pk=covered.pk).update(due_at=now - timedelta(seconds=2))
+            before = {g.pk: g.turn_deadline for g in Game.objects.all()}
+            monkeypatch.setattr(tasks.computer_move, "apply_async", lambda *a, **k: None)
+            assert scheduler.Scheduler().tick() == {"healthy": True, "extended": 3, "computer": 1}
+            for pk in (within.pk, ordinary.pk):
+                game = Game.objects.get(pk=pk)
+                assert (game.turn_deadline - before[pk]).total_seconds() >= 60
+                assert game.turn_deadline >= timezone.now() + timedelta(seconds=scheduler.AFTER_OUTAGE_SECONDS - 3)
+            assert not Move.objects.filter(game=within, actor="timeout").exists()  # not enforced
+            assert moves_of(covered)[-1][1] == "computer"
+            assert sorted(g for g, f in cap.sent if f["type"] == "clock") == sorted(
+                broadcast.all_group(g.table_id) for g in (within, ordinary, covered))
+            # A scheduler that merely restarted (it saw no outage, and PostgreSQL and Redis were
+            # up all along: no scheduler ran) does not extend, whatever the gap: the deadline
+            # that is really past is enforced.
+            while float(presence.redis_client().info("server")["uptime_in_seconds"]) < scheduler.outage_seconds() + 1:
+                time.sleep(0.2)
+            cap.clear()
+            gap = timedelta(seconds=scheduler.outage_seconds() + 0.5)
+            SchedulerState.objects.update(last_tick=timezone.now() - gap)
+            within.refresh_from_db()
+            kept = Game.objects.get(pk=ordinary.pk).turn_deadline
             Game.objects.filter(pk=within.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1),
                                                      due_at=timezone.now() - timedelta(seconds=1))
             assert scheduler.Scheduler().tick() == {"healthy": True, "extended": 0, "timeout": 1}
-            assert Game.objects.get(pk=ordinary.pk).turn_deadline == after[ordinary.pk].turn_deadline
+            assert Game.objects.get(pk=ordinary.pk).turn_deadline == kept
             assert not [f for _g, f in cap.sent if f["type"] == "clock"]
-            assert Move.objects.filter(game=within, actor="timeout").count() == 2
+            assert Move.objects.filter(game=within, actor="timeout").count() == 2  # its draw and discard
 
 
 @COMMITS
