@@ -440,6 +440,42 @@ def test_a_player_back_within_the_grace_is_not_covered():
     assert scheduler.run_due(clock.now()) == {}
 
 
+def _forget_presence(table_id: int) -> None:
+    """What a Redis flush or restart does to a table's presence: every socket forgotten."""
+    client = presence.redis_client()
+    if client is None:
+        presence._memory.members.pop(table_id, None)
+    else:
+        client.delete(presence._prefix() + presence._set_key(table_id))
+
+
+def test_after_presence_is_lost_the_heartbeat_clears_the_away_mark_too():
+    """Redis forgot the sockets (flushed, restarted): the scheduler, looking at the game, sees the
+    seat to move empty and notes it away. The sockets' next heartbeat puts them back and must
+    clear that mark: kept, a later blink of the connection counted from it, and the player, who
+    never left, had their seat handed to the computer at once."""
+    def online(table, users):
+        for position, user in enumerate(users):
+            presence.connected(table.pk, position, user.pk, f"tab-{position}")
+
+    game, users = two_people(grace=5, before_start=online)
+    mover = game.to_move
+    _forget_presence(game.table_id)
+    Game.objects.filter(pk=game.pk).update(due_at=clock.now())  # the scheduler looks at it now
+    assert scheduler.run_due(clock.now()) == {"not_due": 1}
+    assert presence.away_since(game.table_id, mover) is not None
+    clock.advance(10)  # longer than the grace, the sockets still there
+    beats = [(game.table_id, p, u.pk, f"tab-{p}") for p, u in enumerate(users)]
+    assert presence.heartbeat_many(beats) == {game.table_id}  # back online...
+    assert presence.away_since(game.table_id, mover) is None  # ...and not away
+    # A moment's disconnection now starts its own grace.
+    assert presence.disconnected(game.table_id, mover, users[mover].pk, f"tab-{mover}") is True
+    clock.advance(1)
+    Game.objects.filter(pk=game.pk).update(due_at=clock.now())
+    assert scheduler.run_due(clock.now()) == {"not_due": 1}
+    assert not Seat.objects.get(table=game.table, position=mover).covered_by_computer
+
+
 def test_a_player_who_left_before_their_turn_is_covered_when_it_comes():
     def online(table, users):
         presence.connected(table.pk, 0, users[0].pk, "tab-0")
