@@ -44,6 +44,16 @@ def database(postgres: Postgres) -> str:
     return postgres.url(name)
 
 
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Each fault's figures at the end of the run, captured output or not."""
+    from .harness import REPORTS, summary_line
+
+    if REPORTS:
+        terminalreporter.section("fault tests: recovery after each fault")
+        for line in REPORTS:
+            terminalreporter.write_line(summary_line(line))
+
+
 def rabbit_ok(url: str) -> bool:
     try:
         from kombu import Connection
@@ -81,11 +91,13 @@ def delete_queue(url: str, queue: str) -> None:
 @pytest.fixture
 def make_stack(database: str) -> Iterator[Callable[..., Stack]]:
     """Builds the stack under test on this test's database: `make_stack(broker=..., env={...})`.
-    Every stack gets a queue name of its own (CELERY_QUEUE); all its processes stop at the end,
-    and an AMQP queue is deleted."""
+    As the Procfile runs it by default: Daphnes and one worker whose thread is the only turn
+    scheduler; `scheduler=True` adds a `manage.py run_scheduler` process. Every stack gets a
+    queue name of its own (CELERY_QUEUE); all its processes stop at the end, and an AMQP queue
+    is deleted."""
     made: list[tuple[Stack, str | None, str]] = []
 
-    def build(*, broker: str | None = None, daphnes: int = 2, workers: int = 1, scheduler: bool = True,
+    def build(*, broker: str | None = None, daphnes: int = 2, workers: int = 1, scheduler: bool = False,
               env: dict[str, str] | None = None) -> Stack:
         queue = f"faults-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         extra = {
@@ -100,10 +112,10 @@ def make_stack(database: str) -> Iterator[Callable[..., Stack]]:
         if broker:
             extra["CELERY_BROKER_URL"] = broker
         extra.update(env or {})
-        stack = Stack(database, daphnes=daphnes, workers=workers, extra_env=extra, worker_pool="prefork",
-                      worker_concurrency=2)  # as the Procfile runs it
+        stack = Stack(database, daphnes=daphnes, workers=workers, separate_scheduler=scheduler, extra_env=extra,
+                      worker_pool="prefork", worker_concurrency=2)  # as the Procfile runs it
         made.append((stack, broker, queue))
-        stack.start(scheduler=scheduler)
+        stack.start()
         return stack
 
     yield build

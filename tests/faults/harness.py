@@ -39,6 +39,11 @@ BACKOFF_CAP = 1.5  # the page waits up to 10 s between reconnects; the test clie
 # "A few seconds": the longest a table may stand still once the fault is over (the machine these
 # run on is small and shared: override with FAULTS_RECOVERY_LIMIT).
 RECOVERY_LIMIT = float(os.environ.get("FAULTS_RECOVERY_LIMIT", "8"))
+# Waits that are not recovery: the stack starting, tables getting under way before a fault, the
+# eight moves each table must make after it (its stand-stills are what RECOVERY_LIMIT bounds).
+# Generous, for a small machine that is busy with other work.
+SETUP_SECONDS = 60
+PLAY_ON_SECONDS = 60
 
 
 def prerequisite(ok: bool, message: str) -> None:
@@ -209,6 +214,56 @@ def make_tables(stack: Stack, *specs: dict[str, Any]) -> list[list[dict[str, Any
 
 def alive(process) -> bool:
     return process is not None and process.poll() is None
+
+
+class Supervisor:
+    """What systemd (`Restart=always`, `RestartSec=1`, deploy/systemd/) or a Procfile platform
+    does for the Celery worker: it polls the worker process, and when it has died starts a new
+    one `restart_seconds` later (again if that one dies before it is ready: Redis may still be
+    down). Each restart is a new process name (worker-1, worker-2, ...), so the dead one's log
+    is kept. `deaths` and `ready` are the wall-clock times of each death and each restarted
+    worker's "ready"."""
+
+    def __init__(self, stack: Stack, name: str = "worker-0", restart_seconds: float = 1.0) -> None:
+        self.stack = stack
+        self.name = name
+        self.index = int(name.rsplit("-", 1)[1])
+        self.restart_seconds = restart_seconds
+        self.deaths: list[float] = []
+        self.ready: list[float] = []
+        self.task: asyncio.Task | None = None
+
+    def start(self) -> Supervisor:
+        self.task = asyncio.create_task(self._run())
+        return self
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+
+    @property
+    def restarting(self) -> bool:
+        """A worker died and its replacement is not ready yet."""
+        return len(self.deaths) > len(self.ready)
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(0.2)
+            if alive(self.stack.processes.get(self.name)):
+                continue
+            self.deaths.append(time.time())
+            while True:
+                await asyncio.sleep(self.restart_seconds)
+                self.index += 1
+                self.name = f"worker-{self.index}"
+                await in_thread(self.stack.start_worker, self.index, wait=False)
+                try:
+                    await in_thread(self.stack.wait_worker, self.name, 120)
+                except RuntimeError:
+                    continue  # it died before it was ready: start another
+                self.ready.append(time.time())
+                break
 
 
 # ----------------------------------------------------------------------------- clients
@@ -535,7 +590,7 @@ class Play:
     def clients(self) -> list[Client]:
         return [c for t in self.tables for c in t.clients]
 
-    async def start(self, timeout: float = 30) -> None:
+    async def start(self, timeout: float = SETUP_SECONDS) -> None:
         for client in self.clients:
             client.start()
         await wait_for(lambda: all(c.version is not None for c in self.clients), timeout,
@@ -741,16 +796,26 @@ def no_cover(db: Db, tables: list[Table]) -> None:
 # ----------------------------------------------------------------------------- report
 
 
+REPORTS: list[dict[str, Any]] = []  # this session's, for the summary at the end (conftest.py)
+
+
 def report(name: str, **figures: Any) -> dict[str, Any]:
-    """One JSON line per fault on stdout (pytest -s) and in test-output/faults.json."""
-    OUTPUT.mkdir(exist_ok=True)
-    line = {"fault": name, **figures}
+    """A fault's figures: one JSON line on stdout (seen with pytest -s), a file
+    test-output/faults/<name>.json, and a line in the summary pytest prints at the end of the
+    run (recovery, longest stand-still, moves checked). Written before the test's assertions,
+    so a failing run reports what it measured too."""
+    line = {"fault": name, "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **figures}
     print("FAULT " + json.dumps(line, default=str), flush=True)
-    path = OUTPUT / "faults.json"
-    try:
-        existing = json.loads(path.read_text())
-    except (OSError, ValueError):
-        existing = {}
-    existing[name] = line
-    path.write_text(json.dumps(existing, indent=2, default=str) + "\n")
+    folder = OUTPUT / "faults"
+    folder.mkdir(parents=True, exist_ok=True)
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name).strip("-")
+    (folder / f"{safe}.json").write_text(json.dumps(line, indent=2, default=str) + "\n")
+    REPORTS.append(line)
     return line
+
+
+def summary_line(line: dict[str, Any]) -> str:
+    stall = line.get("max_stall_seconds")
+    return (f"{line['fault']}: recovery {line.get('recovery_seconds')} s, longest stand-still "
+            f"{'-' if stall is None else stall} s, moves checked {line.get('moves_checked')}"
+            + (f" ({line['note']})" if line.get("note") else ""))

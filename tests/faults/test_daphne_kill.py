@@ -11,7 +11,9 @@ from __future__ import annotations
 import time
 
 from .harness import (
+    PLAY_ON_SECONDS,
     RECOVERY_LIMIT,
+    SETUP_SECONDS,
     Db,
     Play,
     check_integrity,
@@ -39,7 +41,7 @@ async def test_daphne_kill(make_stack):
     play = Play(tables)
     await play.start()
     try:
-        await wait_for(lambda: all(t.newest() >= 8 for t in tables), 30, "every table played a few moves")
+        await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
         on_victim = [c for c in play.clients if c.ports[c.port_index % len(c.ports)] == victim_port]
         assert on_victim, "some clients are on the Daphne that will be killed"
         killed = time.time()
@@ -49,7 +51,7 @@ async def test_daphne_kill(make_stack):
                                        for a in c.attempts) for c in on_victim), 20,
                        "the killed Daphne's clients connected to the other one")
         reconnected = time.time()
-        await wait_for(lambda: all(t.newest() >= start[t.id] + 8 for t in tables), 40,
+        await wait_for(lambda: all(t.newest() >= start[t.id] + 8 for t in tables), PLAY_ON_SECONDS,
                        "every table played on after the kill")
         await play.stop_driving()
         versions = await settle(play, db)

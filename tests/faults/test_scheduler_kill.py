@@ -14,6 +14,7 @@ import time
 
 from .harness import (
     RECOVERY_LIMIT,
+    SETUP_SECONDS,
     Db,
     Play,
     check_integrity,
@@ -59,7 +60,7 @@ async def first_timeouts(db: Db, tables, ready: float) -> float:
 
 
 async def test_scheduler_kill(make_stack):
-    stack = await in_thread(make_stack, env={"SCHEDULER_IN_WORKER": "0"})
+    stack = await in_thread(make_stack, scheduler=True, env={"SCHEDULER_IN_WORKER": "0"})
     db = Db(stack.database_url)
     (lazy,) = await in_thread(make_tables, stack, {"count": 2, "prefix": "sk", "draw_seconds": TIMER,
                                                    "play_seconds": TIMER, "grace_seconds": 60})
@@ -72,7 +73,7 @@ async def test_scheduler_kill(make_stack):
     try:
         await play.start()
         began = time.time()
-        await wait_for(lambda: len(timeouts_since(db, tables, began)) == len(tables), 20,
+        await wait_for(lambda: len(timeouts_since(db, tables, began)) == len(tables), SETUP_SECONDS,
                        "the run_scheduler process completes the turns that run out", every=0.2)
 
         killed = time.time()
@@ -87,7 +88,8 @@ async def test_scheduler_kill(make_stack):
         await no_scheduler_runs(db, tables, killed)
         spawned = time.time()
         await in_thread(stack.start_scheduler, "scheduler-2")
-        ready = await wait_for(lambda: (lambda t: t > spawned and t)(last_tick(db)), 20, "run_scheduler ticks")
+        ready = await wait_for(lambda: (lambda t: t > spawned and t)(last_tick(db)), SETUP_SECONDS,
+                               "run_scheduler ticks")
         figures["process_start_seconds"] = round(ready - spawned, 2)
         figures["process_recovery_seconds"] = round(await first_timeouts(db, tables, ready), 2)
         await play.stop_driving()

@@ -14,7 +14,9 @@ import asyncio
 import time
 
 from .harness import (
+    PLAY_ON_SECONDS,
     RECOVERY_LIMIT,
+    SETUP_SECONDS,
     Db,
     Play,
     check_integrity,
@@ -45,7 +47,7 @@ def computer_moves(db: Db) -> int:
 
 
 async def test_worker_kill(make_stack, rabbitmq):
-    stack = await in_thread(make_stack, broker=rabbitmq, scheduler=False,
+    stack = await in_thread(make_stack, broker=rabbitmq,
                             env={"BOT_MOVE_DELAY_SECONDS": str(BOT_DELAY)})
     db = Db(stack.database_url)
     (computer,) = await in_thread(make_tables, stack, {"count": 3, "prefix": "wk", "computer": "principiante",
@@ -56,7 +58,7 @@ async def test_worker_kill(make_stack, rabbitmq):
     play = Play(tables)
     await play.start()
     try:
-        await wait_for(lambda: all(t.newest() >= 8 for t in tables), 40, "every table played a few moves")
+        await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
         pending = await wait_for(lambda: computer_to_move(db, tables), 10, "a computer move pending")
         killed = time.time()
         await in_thread(stack.kill, "worker-0")
@@ -67,7 +69,7 @@ async def test_worker_kill(make_stack, rabbitmq):
         await in_thread(stack.start_worker, 1)
         ready = time.time()
         start = {t.id: t.newest() for t in tables}
-        await wait_for(lambda: all(t.newest() >= start[t.id] + 8 for t in tables), 40,
+        await wait_for(lambda: all(t.newest() >= start[t.id] + 8 for t in tables), PLAY_ON_SECONDS,
                        "every table played on with the new worker")
         await play.stop_driving()
         versions = await settle(play, db)
