@@ -194,6 +194,13 @@ class Db:
         return [dict(zip(cols, r, strict=True)) for r in self.rows(
             f"SELECT {', '.join(cols)} FROM games_seat WHERE table_id = %s ORDER BY position", [table_id])]
 
+    def computer_to_move(self, tables: list[Table]) -> list[int]:
+        """The tables among `tables` where a computer seat is to move (its task is queued, and
+        held unacknowledged by the worker through the move's pause)."""
+        return [r[0] for r in self.rows(
+            "SELECT g.table_id FROM games_game g JOIN games_seat s ON s.table_id = g.table_id "
+            "AND s.position = g.to_move WHERE g.table_id = ANY(%s) AND s.bot_level <> ''", [[t.id for t in tables]])]
+
     def versions(self, game_ids: list[int]) -> dict[int, int]:
         return dict(self.rows("SELECT id, version FROM games_game WHERE id = ANY(%s)", [game_ids]))
 

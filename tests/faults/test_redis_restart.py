@@ -67,7 +67,9 @@ def online_seats(redis_port: int, table_ids: list[int]) -> dict[int, set[int]]:
 @pytest.mark.parametrize("broker", ["amqp", "redis"])
 async def test_redis_restart(make_stack, request, broker):
     amqp = request.getfixturevalue("rabbitmq") if broker == "amqp" else None
-    stack = await in_thread(make_stack, broker=amqp)
+    # The computer's pause is long enough that its move is usually pending when Redis goes: the
+    # worker then holds the task unacknowledged, which is what kills it with the Redis broker.
+    stack = await in_thread(make_stack, broker=amqp, env={"BOT_MOVE_DELAY_SECONDS": "1.0"})
     db = Db(stack.database_url)
     timers = {"draw_seconds": 12, "play_seconds": 12, "grace_seconds": 15}
     people, computer = await in_thread(make_tables, stack, {"count": 3, "prefix": f"r{broker}", **timers},
@@ -79,10 +81,12 @@ async def test_redis_restart(make_stack, request, broker):
     await play.start()
     try:
         await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
+        await wait_for(lambda: db.computer_to_move([bot_table]), 20, "the computer to move")
         await pause_with_deadline(db, paused, 1.5)  # this turn runs out while Redis is down
         worker = stack.processes["worker-0"]
         supervisor.start()  # the worker's unit restarts it if it dies
 
+        computer_pending = bool(await in_thread(db.computer_to_move, [bot_table]))
         killed = time.time()
         await in_thread(stack.kill, "redis")
         await asyncio.sleep(OUTAGE_SECONDS)
@@ -145,6 +149,7 @@ async def test_redis_restart(make_stack, request, broker):
                      computer_table_recovery_seconds=bot_rec["recovery_seconds"],
                      computer_table_max_stall_seconds=bot_rec["max_stall_seconds"],
                      computer_moves_after=computer_after,
+                     computer_move_pending_at_kill=computer_pending,
                      worker_survived=worker_survived, worker_restarts=len(supervisor.ready),
                      worker_back_after_seconds=round(since - back, 2),
                      deadline_extended_after_seconds=round(extended_after, 2),

@@ -35,13 +35,6 @@ from .harness import (
 BOT_DELAY = 1.0
 
 
-def computer_to_move(db: Db, tables) -> list[int]:
-    rows = db.rows("SELECT g.table_id FROM games_game g JOIN games_seat s ON s.table_id = g.table_id "
-                   "AND s.position = g.to_move WHERE g.table_id = ANY(%s) AND s.bot_level <> ''",
-                   [[t.id for t in tables]])
-    return [r[0] for r in rows]
-
-
 def computer_moves(db: Db) -> int:
     return db.rows("SELECT count(*) FROM games_move WHERE actor = 'computer'")[0][0]
 
@@ -59,13 +52,13 @@ async def test_worker_kill(make_stack, rabbitmq):
     await play.start()
     try:
         await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
-        pending = await wait_for(lambda: computer_to_move(db, tables), 10, "a computer move pending")
+        pending = await wait_for(lambda: db.computer_to_move(tables), 10, "a computer move pending")
         killed = time.time()
         await in_thread(stack.kill, "worker-0")
         before = await in_thread(computer_moves, db)
         await asyncio.sleep(2 * BOT_DELAY + 1)
         assert await in_thread(computer_moves, db) == before, "the computer played with no worker running"
-        pending = await in_thread(computer_to_move, db, tables)
+        pending = await in_thread(db.computer_to_move, tables)
         await in_thread(stack.start_worker, 1)
         ready = time.time()
         start = {t.id: t.newest() for t in tables}
