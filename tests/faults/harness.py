@@ -658,15 +658,15 @@ async def settle(play: Play, db: Db, timeout: float = 20, quiet: float = 2.5) ->
 # ----------------------------------------------------------------------------- measures
 
 
-def recovery(tables: list[Table], since: float) -> dict[str, Any]:
+def recovery(tables: list[Table], since: float, until: float | None = None) -> dict[str, Any]:
     """How long after `since` (the end of the fault, wall clock) each table moved again, and
     the longest stand-still of any table from then on (between `since` and the first move, or
-    between two moves)."""
+    between two moves; up to `until` if given)."""
     first: dict[int, float] = {}
     stall, worst = 0.0, ""
     worst_at = None
     for table in tables:
-        moved = [(t, v) for t, v in table.moved_at() if t >= since]
+        moved = [(t, v) for t, v in table.moved_at() if t >= since and (until is None or t < until)]
         if not moved:
             first[table.id] = float("inf")
             stall, worst = float("inf"), f"table {table.id} never moved"
