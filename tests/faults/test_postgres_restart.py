@@ -53,7 +53,7 @@ async def test_postgres_restart(make_stack, postgres):
     await play.start()
     try:
         await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
-        await pause_with_deadline(db, paused, 1.5)  # runs out during the outage, as it would with 5 s
+        await pause_with_deadline(db, paused, 3)  # runs out during the (10 s) outage, as a 5 s timer would
 
         down = time.time()
         await in_thread(postgres.stop, "fast")

@@ -82,7 +82,7 @@ async def test_redis_restart(make_stack, request, broker):
     try:
         await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
         await wait_for(lambda: db.computer_to_move([bot_table]), 20, "the computer to move")
-        await pause_with_deadline(db, paused, 1.5)  # this turn runs out while Redis is down
+        await pause_with_deadline(db, paused, 2)  # this turn runs out while Redis is down (5 s)
         worker = stack.processes["worker-0"]
         supervisor.start()  # the worker's unit restarts it if it dies
 
