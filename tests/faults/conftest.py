@@ -88,8 +88,16 @@ def delete_queue(url: str, queue: str) -> None:
         pass
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so a fixture can tell whether the test passed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def make_stack(database: str) -> Iterator[Callable[..., Stack]]:
+def make_stack(database: str, request) -> Iterator[Callable[..., Stack]]:
     """Builds the stack under test on this test's database: `make_stack(broker=..., env={...})`.
     As the Procfile runs it by default: Daphnes and one worker whose thread is the only turn
     scheduler; `scheduler=True` adds a `manage.py run_scheduler` process. Every stack gets a
@@ -119,7 +127,12 @@ def make_stack(database: str) -> Iterator[Callable[..., Stack]]:
         return stack
 
     yield build
+    call = getattr(request.node, "report_call", None)
     for stack, broker, queue in made:
         stack.close()
         if broker and broker.startswith("amqp"):
             delete_queue(broker, queue)
+        if call is not None and call.passed:
+            shutil.rmtree(stack.logdir, ignore_errors=True)
+        else:  # the processes' logs (Daphne, worker, scheduler, Redis) are kept for a failure
+            print(f"fault test stack logs: {stack.logdir}")
