@@ -161,5 +161,8 @@ async def test_redis_restart(make_stack, request, broker):
                      note="worker survived" if worker_survived else
                      f"worker died, restarted by its supervisor {since - back:.2f} s after Redis was back")
     assert computer_after > 0, "the computer played after the restart"
+    refused = error_codes(play.clients, killed)
+    assert refused.get("unavailable"), f"no action during the outage was answered `unavailable`: {figures}"
+    assert set(refused) <= {"unavailable", "busy", "stale_version", "rate_limited"}, figures
     assert worst["max_stall_seconds"] <= RECOVERY_LIMIT, figures
     assert "1011" not in figures["close_codes"], "a socket was closed by a server error"
