@@ -82,6 +82,11 @@ class _MemoryStore:
 _memory = _MemoryStore()
 
 
+def redis_client():
+    """A client on the Redis of the site's cache, or None in the embedded mode (locmem cache)."""
+    return _redis()
+
+
 def _redis():
     """A client on the Redis of the site's cache, or None in the embedded mode (locmem cache)."""
     cache = settings.CACHES["default"]
@@ -166,18 +171,30 @@ def heartbeat(table_id: int, position: int | None, user_id: int, socket_id: str)
 def heartbeat_many(sockets: list[tuple[int, int | None, int, str]]) -> set[int]:
     """The heartbeat of every socket of a process in one round trip: (table, position, user,
     socket) each. Returns the tables where a seated socket had been forgotten (Redis was
-    flushed or restarted) and so is back online now."""
+    flushed or restarted) and so is back online now.
+
+    A seated socket's heartbeat also clears its seat's away mark, as connecting does: while
+    Redis had forgotten the socket the scheduler may have seen the seat empty and noted it away,
+    and that stale mark, kept (the first time away is what counts), would later make a moment's
+    disconnection look like minutes of absence and hand the seat to the computer at once."""
     expires = time.time() + TTL_SECONDS
     client = _redis()
     if client is None:
-        return {t for t, position, user, sock in sockets
-                if _memory.add(t, _member(position, user, sock), expires) and position is not None}
+        back = set()
+        for t, position, user, sock in sockets:
+            if _memory.add(t, _member(position, user, sock), expires) and position is not None:
+                back.add(t)
+            if position is not None:
+                _memory.set_away(t, position, None)
+        return back
     prefix = _prefix()
     pipe = client.pipeline(transaction=False)
     for table_id, position, user_id, socket_id in sockets:
         pipe.zadd(prefix + _set_key(table_id), {_member(position, user_id, socket_id): expires})
     for table_id in {s[0] for s in sockets}:
         pipe.expire(prefix + _set_key(table_id), int(2 * TTL_SECONDS))
+    for table_id, position in {(s[0], s[1]) for s in sockets if s[1] is not None}:
+        pipe.hdel(prefix + _away_key(table_id), str(position))
     added = pipe.execute()[: len(sockets)]
     return {s[0] for s, new in zip(sockets, added, strict=True) if new and s[1] is not None}
 

@@ -10,7 +10,11 @@ About once a second (`SCHEDULER_INTERVAL_SECONDS`) `tick()`:
    deadline with a `clock` frame, and again `CLOCK_RETELL_SECONDS` later (after a Redis restart
    a frame published before a Daphne process has re-subscribed reaches nobody); the record of
    the last healthy tick is a row in PostgreSQL (`SchedulerState`), locked while it is read, so
-   two schedulers never extend twice;
+   two schedulers never extend twice. A scheduler that did not see the outage (it started after
+   it: with Redis as the broker a Redis restart kills the worker and its scheduler thread) still
+   extends when PostgreSQL or Redis started after that last healthy tick; a long gap with both
+   up all along only means no scheduler ran, and the deadlines that passed are enforced. A
+   computer to move keeps its `due_at`, so its move is not put off by the extension;
 3. claims the games whose `due_at` has passed (`FOR UPDATE SKIP LOCKED`, pushing their
    `due_at` a lease ahead so a second scheduler skips them and a scheduler that dies mid-way
    leaves them to the next), and hands each to `timeouts.handle_due` with the version it saw.
@@ -31,9 +35,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from ..models import Game, SchedulerState
+from ..models import Game, SchedulerState, Seat
 from . import broadcast, clock
 
 log = logging.getLogger(__name__)
@@ -136,8 +141,11 @@ def _record_tick(real_now: datetime, *, outage_seen: bool) -> Extended:
             SchedulerState.objects.get_or_create(name=CLOCK_ROW, defaults={"last_tick": real_now})
             return []
         gap = (real_now - row.last_tick).total_seconds()
-        if outage_seen and gap > outage_seconds():
+        if gap > outage_seconds() and (outage_seen or _restarted_since(row.last_tick)):
             extended = _extend_deadlines(gap)
+            if not outage_seen:
+                log.warning("scheduler: PostgreSQL or Redis restarted since the last tick %.1f s ago; "
+                            "%d deadlines moved on", gap, len(extended))
         row.last_tick = real_now
         row.save(update_fields=["last_tick"])
     if extended:
@@ -145,14 +153,51 @@ def _record_tick(real_now: datetime, *, outage_seen: bool) -> Extended:
     return extended
 
 
+def _restarted_since(moment: datetime) -> bool:
+    """Did PostgreSQL or Redis start after `moment` (the last healthy tick of any scheduler)?
+
+    A restart is an outage even when no running scheduler saw it: with Redis as the broker a
+    Redis restart kills the Celery worker, and with it the scheduler thread that would have
+    remembered the outage; the worker the supervisor starts next finds only a long gap since the
+    last tick. A gap with both services up all along (no scheduler ran: every worker was down)
+    is not an outage: the site served, and the deadlines that passed are enforced."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_postmaster_start_time()")
+            if cursor.fetchone()[0] > moment:
+                return True
+    from . import presence
+
+    client = presence.redis_client()
+    if client is None:
+        return False
+    try:
+        uptime = float(client.info("server")["uptime_in_seconds"])
+    except Exception:  # noqa: BLE001 - INFO refused (a managed Redis) or Redis gone again: no evidence
+        return False
+    # INFO counts whole seconds: the start was at most a second before now - uptime. Taking the
+    # earliest it can have been, a Redis that was up all along is never mistaken for restarted.
+    started = time.time() - uptime - 1
+    return started > moment.timestamp()
+
+
 def _extend_deadlines(seconds: float) -> Extended:
+    """Every live deadline moved on by `seconds`, and to at least AFTER_OUTAGE_SECONDS from now.
+    A game whose next move is the computer's keeps its `due_at` (a few seconds after the move
+    was due, for the scheduler to play it if its task is lost, as a Redis broker's restart loses
+    every queued task): the extension is for people, not a reason to put the computer's move off
+    by the length of the outage."""
     shift = timedelta(seconds=seconds)
     floor = clock.now() + timedelta(seconds=AFTER_OUTAGE_SECONDS)
-    games = list(Game.objects.select_for_update().filter(finished=False, turn_deadline__isnull=False)
-                 .only("id", "table_id", "version", "turn_deadline", "due_at"))
+    computer_to_move = Seat.objects.filter(table_id=OuterRef("table_id"), position=OuterRef("to_move")).filter(
+        Q(covered_by_computer=True) | ~Q(bot_level=""))
+    games = list(Game.objects.select_for_update(of=("self",)).filter(finished=False, turn_deadline__isnull=False)
+                 .annotate(computer_next=Exists(computer_to_move))
+                 .only("id", "table_id", "version", "turn_deadline", "due_at", "to_move"))
     for game in games:
         game.turn_deadline = max(game.turn_deadline + shift, floor)
-        if game.due_at is not None:  # never later than the deadline (an early look only re-plans)
+        if game.due_at is not None and not game.computer_next:
+            # Never later than the deadline (an early look only re-plans).
             game.due_at = min(game.due_at + shift, game.turn_deadline)
     Game.objects.bulk_update(games, ["turn_deadline", "due_at"], batch_size=500)
     return [(g.pk, g.table_id, g.version, g.turn_deadline) for g in games]

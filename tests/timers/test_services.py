@@ -440,6 +440,42 @@ def test_a_player_back_within_the_grace_is_not_covered():
     assert scheduler.run_due(clock.now()) == {}
 
 
+def _forget_presence(table_id: int) -> None:
+    """What a Redis flush or restart does to a table's presence: every socket forgotten."""
+    client = presence.redis_client()
+    if client is None:
+        presence._memory.members.pop(table_id, None)
+    else:
+        client.delete(presence._prefix() + presence._set_key(table_id))
+
+
+def test_after_presence_is_lost_the_heartbeat_clears_the_away_mark_too():
+    """Redis forgot the sockets (flushed, restarted): the scheduler, looking at the game, sees the
+    seat to move empty and notes it away. The sockets' next heartbeat puts them back and must
+    clear that mark: kept, a later blink of the connection counted from it, and the player, who
+    never left, had their seat handed to the computer at once."""
+    def online(table, users):
+        for position, user in enumerate(users):
+            presence.connected(table.pk, position, user.pk, f"tab-{position}")
+
+    game, users = two_people(grace=5, before_start=online)
+    mover = game.to_move
+    _forget_presence(game.table_id)
+    Game.objects.filter(pk=game.pk).update(due_at=clock.now())  # the scheduler looks at it now
+    assert scheduler.run_due(clock.now()) == {"not_due": 1}
+    assert presence.away_since(game.table_id, mover) is not None
+    clock.advance(10)  # longer than the grace, the sockets still there
+    beats = [(game.table_id, p, u.pk, f"tab-{p}") for p, u in enumerate(users)]
+    assert presence.heartbeat_many(beats) == {game.table_id}  # back online...
+    assert presence.away_since(game.table_id, mover) is None  # ...and not away
+    # A moment's disconnection now starts its own grace.
+    assert presence.disconnected(game.table_id, mover, users[mover].pk, f"tab-{mover}") is True
+    clock.advance(1)
+    Game.objects.filter(pk=game.pk).update(due_at=clock.now())
+    assert scheduler.run_due(clock.now()) == {"not_due": 1}
+    assert not Seat.objects.get(table=game.table, position=mover).covered_by_computer
+
+
 def test_a_player_who_left_before_their_turn_is_covered_when_it_comes():
     def online(table, users):
         presence.connected(table.pk, 0, users[0].pk, "tab-0")
@@ -690,16 +726,45 @@ def test_an_outage_moves_the_live_deadlines_on_once(settings, monkeypatch):
                 game = next(g for g in after.values() if broadcast.all_group(g.table_id) == group)
                 assert frame["reason"] == "outage" and frame["version"] == game.version
                 assert frame["deadline"] == game.turn_deadline.isoformat()
-            # A scheduler that merely restarted (it saw no outage) does not extend, whatever the
-            # gap since the last tick: the deadline that is really past is enforced.
+            # A scheduler that did not see the outage still extends when Redis started after the
+            # last healthy tick: with Redis as the broker a Redis restart kills the worker, and
+            # the scheduler thread that saw it; its supervisor starts a new one. A computer to
+            # move keeps its due_at: its move is played at once, not put off by the extension.
             cap.clear()
-            SchedulerState.objects.update(last_tick=timezone.now() - timedelta(seconds=60))
+            covered, _ = two_people()
+            Seat.objects.filter(table=covered.table, position=covered.to_move).update(covered_by_computer=True)
+            now = timezone.now()
+            SchedulerState.objects.update(last_tick=now - timedelta(seconds=60))  # before this Redis started
+            Game.objects.filter(pk=within.pk).update(turn_deadline=now - timedelta(seconds=1),
+                                                     due_at=now - timedelta(seconds=1))
+            Game.objects.filter(pk=covered.pk).update(due_at=now - timedelta(seconds=2))
+            before = {g.pk: g.turn_deadline for g in Game.objects.all()}
+            monkeypatch.setattr(tasks.computer_move, "apply_async", lambda *a, **k: None)
+            assert scheduler.Scheduler().tick() == {"healthy": True, "extended": 3, "computer": 1}
+            for pk in (within.pk, ordinary.pk):
+                game = Game.objects.get(pk=pk)
+                assert (game.turn_deadline - before[pk]).total_seconds() >= 60
+                assert game.turn_deadline >= timezone.now() + timedelta(seconds=scheduler.AFTER_OUTAGE_SECONDS - 3)
+            assert not Move.objects.filter(game=within, actor="timeout").exists()  # not enforced
+            assert moves_of(covered)[-1][1] == "computer"
+            assert sorted(g for g, f in cap.sent if f["type"] == "clock") == sorted(
+                broadcast.all_group(g.table_id) for g in (within, ordinary, covered))
+            # A scheduler that merely restarted (it saw no outage, and PostgreSQL and Redis were
+            # up all along: no scheduler ran) does not extend, whatever the gap: the deadline
+            # that is really past is enforced.
+            while float(presence.redis_client().info("server")["uptime_in_seconds"]) < scheduler.outage_seconds() + 1:
+                time.sleep(0.2)
+            cap.clear()
+            gap = timedelta(seconds=scheduler.outage_seconds() + 0.5)
+            SchedulerState.objects.update(last_tick=timezone.now() - gap)
+            within.refresh_from_db()
+            kept = Game.objects.get(pk=ordinary.pk).turn_deadline
             Game.objects.filter(pk=within.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1),
                                                      due_at=timezone.now() - timedelta(seconds=1))
             assert scheduler.Scheduler().tick() == {"healthy": True, "extended": 0, "timeout": 1}
-            assert Game.objects.get(pk=ordinary.pk).turn_deadline == after[ordinary.pk].turn_deadline
+            assert Game.objects.get(pk=ordinary.pk).turn_deadline == kept
             assert not [f for _g, f in cap.sent if f["type"] == "clock"]
-            assert Move.objects.filter(game=within, actor="timeout").count() == 2
+            assert Move.objects.filter(game=within, actor="timeout").count() == 2  # its draw and discard
 
 
 @COMMITS
