@@ -324,13 +324,14 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     # A table made in this batch has no socket yet (its pages open after the commit and ask
     # for a snapshot with `hello`): building one per seat would be work for nobody.
     anyone_there = batch is None or table.pk not in batch.created
+    computer_first = mover.is_computer  # known here: after_change need not look it up
 
     def after() -> None:
         from ..selectors.tables import snapshot_messages
 
         if anyone_there:
             broadcast.deliver(snapshot_messages(game_id))
-        turns.after_change(game_id, 0)
+        turns.after_change(game_id, 0, computer_next=computer_first)
 
     transaction.on_commit(after)
     return game
