@@ -189,6 +189,15 @@ HAND_BREAK_SECONDS = max(0, int(os.environ.get("HAND_BREAK_SECONDS", "15")))
 PRESENCE_HEARTBEAT_SECONDS = max(0.5, float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "15")))
 PRESENCE_TTL_SECONDS = max(2 * PRESENCE_HEARTBEAT_SECONDS + 1,
                            float(os.environ.get("PRESENCE_TTL_SECONDS", "40")))
+# "Gioca con persone" (games/services/matchmaking.py): a lobby socket says every
+# QUEUE_HEARTBEAT_SECONDS that its person is still there; an entry not heard of for
+# QUEUE_STALE_SECONDS (a Daphne process died) or whose last lobby socket closed
+# QUEUE_LEAVE_GRACE_SECONDS ago (a reload comes back sooner) leaves the queue; who opted in plays
+# the computer after QUEUE_COMPUTER_AFTER_SECONDS without a match.
+QUEUE_HEARTBEAT_SECONDS = max(0.5, float(os.environ.get("QUEUE_HEARTBEAT_SECONDS", "5")))
+QUEUE_STALE_SECONDS = max(3 * QUEUE_HEARTBEAT_SECONDS, float(os.environ.get("QUEUE_STALE_SECONDS", "30")))
+QUEUE_LEAVE_GRACE_SECONDS = max(0.0, float(os.environ.get("QUEUE_LEAVE_GRACE_SECONDS", "10")))
+QUEUE_COMPUTER_AFTER_SECONDS = max(1.0, float(os.environ.get("QUEUE_COMPUTER_AFTER_SECONDS", "60")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 # The load benchmark's echo socket (/ws/echo/): never on in production.

@@ -1,8 +1,9 @@
 """WebSocket consumers: thin edges that authenticate, parse, rate-limit and hand to the services.
 
 `TableConsumer` serves `/ws/table/<id>/` (see docs/protocol.md); `LobbyConsumer` serves
-`/ws/lobby/`. No game state lives here: every frame comes from the services through the channel
-layer, and a socket only ever joins its own seat's group (or the spectators' public group).
+`/ws/lobby/` (the public list and "Gioca con persone"). No game state lives here: every frame
+comes from the services through the channel layer, and a socket only ever joins its own seat's
+group (or the spectators' public group), and a lobby socket its own person's group.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from burraco_site.wsauth import authenticate, session_and_user
 from .engine import IllegalMove
 from .selectors import lobby as lobby_selectors
 from .selectors import tables as table_selectors
-from .services import broadcast, play, presence
+from .services import broadcast, matchmaking, play, presence
 from .services.tables import TableError, take_seat_back
 
 log = logging.getLogger(__name__)
@@ -456,21 +457,152 @@ class EchoConsumer(SocketConsumer):
         await self.send(text_data=json.dumps({"type": "echo", "pad": "x" * message["pad"]}))
 
 
+class QueueHeartbeats:
+    """One heartbeat for all the signed-in lobby sockets of this process: every
+    QUEUE_HEARTBEAT_SECONDS one statement tells the queue their people are still there (a
+    person whose socket closed in another process but is open here keeps their place)."""
+
+    sockets: set[LobbyConsumer] = set()
+    task: asyncio.Task | None = None
+
+    @classmethod
+    def add(cls, consumer: LobbyConsumer) -> None:
+        cls.sockets.add(consumer)
+        loop = asyncio.get_running_loop()
+        if cls.task is None or cls.task.done() or cls.task.get_loop() is not loop:
+            cls.task = loop.create_task(cls._run())
+
+    @classmethod
+    def discard(cls, consumer: LobbyConsumer) -> bool:
+        """Forget this socket; True when it was its person's last lobby socket here."""
+        cls.sockets.discard(consumer)
+        return not any(c.user_id == consumer.user_id for c in cls.sockets)
+
+    @classmethod
+    async def _run(cls) -> None:
+        while cls.sockets:
+            await asyncio.sleep(settings.QUEUE_HEARTBEAT_SECONDS)
+            user_ids = sorted({c.user_id for c in list(cls.sockets)})
+            try:
+                await run_db(matchmaking.heartbeat)(user_ids)
+            except Exception:  # noqa: BLE001 - the database is down: the next beat tries again
+                log.warning("queue heartbeat failed for %d people", len(user_ids))
+
+
 class LobbyConsumer(SocketConsumer):
-    """The lobby's live list of public tables (nothing private, nothing hidden)."""
+    """The lobby: the live list of public tables (nothing private, nothing hidden) for anyone,
+    and "Gioca con persone" for a signed-in person: join or leave a queue, hear of the match on
+    the person's own group (`lobby.user.<id>`, every lobby tab of theirs). Closing the last
+    lobby socket leaves the queue after a grace (games/services/matchmaking.py)."""
+
+    user_id: int | None = None
 
     async def connect(self) -> None:
+        self.user_id = None
+        self.language = settings.LANGUAGE_CODE
+        self.bucket = TokenBucket()
+        self.abuse = AbuseScore()
+        self.groups_joined: list[str] = []
         await self.accept()
-        await self.channel_layer.group_add(broadcast.LOBBY_GROUP, self.channel_name)
-        tables = await run_db(lobby_selectors.lobby_list)()
-        await self.send(text_data=json.dumps({"type": "lobby", "tables": tables}))
+        try:
+            opened = await run_db(self._open)(self.scope.get("session_key"))
+        except Exception:  # noqa: BLE001 - the database or Redis is down: the page will retry
+            log.warning("lobby: could not open a socket", exc_info=True)
+            await self.close(code=1013)
+            return
+        groups = [broadcast.LOBBY_GROUP]
+        if opened["user_id"] is not None:
+            self.user_id = opened["user_id"]
+            self.language = opened["language"]
+            groups.append(broadcast.user_group(self.user_id))
+        for group in groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.groups_joined = groups
+        await self.send(text_data=json.dumps({"type": "lobby", "tables": opened["tables"]}))
+        if self.user_id is not None:
+            QueueHeartbeats.add(self)
+            # Read after joining the person's group: a match made meanwhile is heard either way.
+            state = await run_db(matchmaking.socket_opened)(self.scope["user"])
+            await self._send(state)
+
+    def _open(self, session_key: str | None) -> dict[str, Any]:
+        """On the thread pool, in one call: who this is, and the public list."""
+        self.scope["session"], user = session_and_user(session_key)
+        self.scope["user"] = user
+        signed_in = user.is_authenticated
+        return {
+            "user_id": user.pk if signed_in else None,
+            "language": (getattr(user, "language", "") or settings.LANGUAGE_CODE) if signed_in else None,
+            "tables": lobby_selectors.lobby_list(),
+        }
 
     async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(broadcast.LOBBY_GROUP, self.channel_name)
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups_joined = []
+        if self.user_id is not None and QueueHeartbeats.discard(self):
+            try:
+                await run_db(matchmaking.socket_closed)(self.user_id)
+            except Exception:  # noqa: BLE001 - the entry then leaves when it goes stale
+                log.warning("lobby: the queue did not hear that %s left", self.user_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data and len(text_data) < 200 and '"ping"' in text_data:
+        if text_data is None or len(text_data) > MAX_FRAME_BYTES:
+            await self._bad("bad_frame" if text_data is None else "too_large")
+            return
+        try:
+            frame = json.loads(text_data)
+        except ValueError:
+            await self._bad("bad_json")
+            return
+        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+            await self._bad("bad_frame")
+            return
+        ref = frame.get("ref") if isinstance(frame.get("ref"), (str, int)) else None
+        if frame["type"] == "ping":
             await self.send(text_data='{"type":"pong"}')
+            return
+        handler = {"queue_join": self._on_join, "queue_leave": self._on_leave}.get(frame["type"])
+        if handler is None:
+            await self._bad("unknown_type", ref=ref)
+            return
+        if not self.bucket.take():
+            await self._bad("rate_limited", ref=ref)
+            return
+        with translation.override(self.language):  # the services' refusals in the person's language
+            try:
+                await handler(frame, ref)
+            except TableError as exc:
+                await self._error(exc.code, exc.message, ref)
+            except (DatabaseError, RedisError):
+                log.warning("lobby: the database or Redis is unavailable", exc_info=True)
+                await self._error("unavailable", server_messages()["unavailable"], ref)
+            except Busy:
+                await self._error("busy", server_messages()["busy"], ref)
+
+    async def _on_join(self, frame: dict[str, Any], ref) -> None:
+        """The service answers on the person's group: a `queue` frame (waiting), then `matched`."""
+        await run_db(matchmaking.join_queue)(user=self.scope["user"], mode=frame.get("mode"),
+                                             preset=frame.get("preset"),
+                                             computer_after=frame.get("computer_after", False))
+
+    async def _on_leave(self, frame: dict[str, Any], ref) -> None:
+        await run_db(matchmaking.leave_queue)(user=self.scope["user"])
 
     async def frame_send(self, message: dict[str, Any]) -> None:
         await self.send(text_data=message["text"])
+
+    async def _send(self, frame: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(frame, separators=(",", ":")))
+
+    async def _error(self, code: str, message: str, ref=None) -> None:
+        await self._send({"type": "error", "code": code, "message": str(message), "ref": ref})
+
+    async def _bad(self, code: str, ref=None) -> None:
+        """A frame the server could not use: say so, and close only on sustained abuse."""
+        if self.abuse.add():
+            await self.close(code=CLOSE_ABUSE)
+            return
+        with translation.override(self.language):
+            message = server_messages()[code]
+        await self._send({"type": "error", "code": code, "message": message, "ref": ref})

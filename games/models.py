@@ -252,3 +252,43 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.mode}: {self.before:.0f} → {self.after:.0f}"
+
+
+class QueueEntry(models.Model):
+    """One person waiting in "Gioca con persone" for a mode (RatingMode) and a preset, and, once
+    matched, the table they were given (games/services/matchmaking.py). At most one waiting entry
+    per person; the matcher claims entries with FOR UPDATE SKIP LOCKED, so none is matched twice.
+
+    `seen_at` is refreshed by the person's lobby sockets (a heartbeat of every Daphne process);
+    `left_at` is set when their last lobby socket closed: past a short grace the entry is dropped,
+    within it (a reload) the next socket clears it."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("In coda")
+        MATCHED = "matched", _("Abbinato")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entries")
+    mode = models.CharField(max_length=2, choices=RatingMode.choices)
+    preset = models.CharField(max_length=20)
+    rating = models.FloatField()  # the person's rating in `mode` when they joined
+    computer_after = models.BooleanField(default=False)  # opted in: the computer if nobody comes
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
+    joined_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+    left_at = models.DateTimeField(null=True, blank=True)
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    matched_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user"], condition=models.Q(status="waiting"),
+                                    name="queue_one_waiting_entry_per_user"),
+        ]
+        indexes = [
+            models.Index(fields=["joined_at"], condition=models.Q(status="waiting"), name="queue_waiting_idx"),
+            models.Index(fields=["user", "-matched_at"], condition=models.Q(status="matched"),
+                         name="queue_matched_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.mode} {self.preset}: {self.status}"

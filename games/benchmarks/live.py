@@ -94,7 +94,7 @@ def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer:
     # Nobody listens to this process's lobby yet: skip building the lobby list after each seat.
     from games.services import tables as table_services
 
-    announce, table_services._announce_now = table_services._announce_now, lambda table_id: None
+    announce, table_services._announce_now = table_services._announce_now, lambda *table_ids, **kwargs: None
     try:
         for i in range(count):
             a, b = users[2 * i], users[2 * i + 1]

@@ -4,7 +4,8 @@ Hidden information by construction: a frame carrying a view goes only to the gro
 whose view it is (`table.<id>.seat.<n>`, joined by every tab of that seat's player) or, for the
 spectators' public view, to `table.<id>.public`. Frames with nothing hidden in them (chat,
 presence, the table's seating) go to `table.<id>.all`, which every socket of the table joins.
-The lobby's list goes to `lobby`.
+The lobby's list goes to `lobby`; what concerns one person's place in the "Gioca con persone"
+queue (waiting, matched) to `lobby.user.<id>`, which every lobby socket of that person joins.
 
 Everything is sent through `deliver`, so tests can capture exactly what left the server.
 """
@@ -12,13 +13,17 @@ Everything is sent through `deliver`, so tests can capture exactly what left the
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
@@ -38,6 +43,10 @@ def public_group(table_id: int) -> str:
 
 def all_group(table_id: int) -> str:
     return f"table.{table_id}.all"
+
+
+def user_group(user_id: int) -> str:
+    return f"lobby.user.{user_id}"
 
 
 Messages = list[tuple[str, dict[str, Any]]]
@@ -114,16 +123,75 @@ async def _publish_pipelined(layer, batch: list[tuple[str, dict[str, Any]]]) -> 
     return True
 
 
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_pid: int | None = None
+_loop_lock = threading.Lock()
+SEND_TIMEOUT_SECONDS = 10.0
+
+
+def _delivery_loop() -> asyncio.AbstractEventLoop:
+    """This process's event loop for frames sent from synchronous code, in a daemon thread of its
+    own (started on first use, again after a fork). The channel layer keeps its Redis connection
+    per loop: `async_to_sync` made a loop, and so a connection, for every delivery of a Celery
+    task or a scheduler tick (about 10 ms each on a busy machine); this loop keeps one."""
+    global _loop, _loop_pid
+    with _loop_lock:
+        if _loop is None or _loop_pid != os.getpid() or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def run() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            threading.Thread(target=run, name="deliver-loop", daemon=True).start()
+            ready.wait()
+            _loop, _loop_pid = loop, os.getpid()
+        return _loop
+
+
 def _run_sync(coroutine_function) -> None:
-    """async_to_sync, also from a thread whose event loop is running (asgiref refuses that; a
-    test driving a browser through Playwright's sync API has one): then on a thread of its own."""
+    """Run the coroutine and wait for it, from any thread. In a thread a server's event loop
+    handed work to (a socket's database thread, a view), on that loop, as async_to_sync does
+    (the in-memory channel layer of the single-process mode only works there); anywhere else
+    (a Celery task, the scheduler, a thread whose own loop runs, as in a test driving a browser
+    through Playwright's sync API, where async_to_sync refuses) on the delivery loop."""
+    outer = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if outer is not None and outer.is_running():
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            async_to_sync(coroutine_function)()
+            return
+    future = asyncio.run_coroutine_threadsafe(coroutine_function(), _delivery_loop())
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        async_to_sync(coroutine_function)()
+        future.result(timeout=SEND_TIMEOUT_SECONDS)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise
+
+
+_collecting: ContextVar[list[tuple[str, dict[str, Any]]] | None] = ContextVar("deliveries", default=None)
+
+
+@contextmanager
+def delivered_together() -> Iterator[None]:
+    """Inside this block `deliver` only collects; the block's end sends everything it collected
+    in one `deliver` (one trip to the channel layer instead of one per change: the matchmaker
+    starts many tables in one pass, each with its snapshots, and each trip from synchronous code
+    costs an event loop and a connection). Wrap whole transactions in it: what their commit
+    hooks deliver leaves when the block ends, also when it ends with an error."""
+    if _collecting.get() is not None:  # already inside one: the outer block sends
+        yield
         return
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deliver") as pool:
-        pool.submit(async_to_sync(coroutine_function)).result()
+    collected: list[tuple[str, dict[str, Any]]] = []
+    token = _collecting.set(collected)
+    try:
+        yield
+    finally:
+        _collecting.reset(token)
+        deliver(collected)
 
 
 def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
@@ -132,6 +200,10 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     A lost frame is not fatal (a client that sees a gap asks for a snapshot), so a channel-layer
     failure is logged, not raised into the request that committed the change.
     """
+    collected = _collecting.get()
+    if collected is not None:
+        collected.extend(messages)
+        return
     layer = get_channel_layer()
     if layer is None:
         return
@@ -142,8 +214,9 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     async def send_all() -> None:
         for attempt in range(ATTEMPTS):
             try:
-                for group, frame in batch:
-                    await layer.group_send(group, layer_message(frame))
+                if not await _publish_pipelined(layer, batch):
+                    for group, frame in batch:
+                        await layer.group_send(group, layer_message(frame))
                 return
             except Exception:  # noqa: BLE001 - see ATTEMPTS
                 if attempt + 1 == ATTEMPTS:

@@ -17,12 +17,15 @@ About once a second (`SCHEDULER_INTERVAL_SECONDS`) `tick()`:
    computer to move keeps its `due_at`, so its move is not put off by the extension;
 3. claims the games whose `due_at` has passed (`FOR UPDATE SKIP LOCKED`, pushing their
    `due_at` a lease ahead so a second scheduler skips them and a scheduler that dies mid-way
-   leaves them to the next), and hands each to `timeouts.handle_due` with the version it saw.
+   leaves them to the next), and hands each to `timeouts.handle_due` with the version it saw;
+4. runs the matcher of "Gioca con persone" (`matchmaking.run_matcher`), which claims the
+   waiting queue entries the same way (`FOR UPDATE SKIP LOCKED`), so schedulers in several
+   workers never seat one person twice.
 
-The cost follows the work due, not the games in play: one indexed query per tick. The loop runs
-in every Celery worker (a thread started when the worker is ready, so timers fire with the
-worker alone, beat or not), in `manage.py run_scheduler` for an operator who wants it apart, and
-in the embedded single-process mode.
+The cost follows the work due, not the games in play: one indexed query per tick, and one for the
+queue. The loop runs in every Celery worker (a thread started when the worker is ready, so timers
+fire with the worker alone, beat or not), in `manage.py run_scheduler` for an operator who wants
+it apart, and in the embedded single-process mode.
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ class Scheduler:
             _retell_deadlines(self.retell[1])
             self.retell = None
         done = run_due(clock.now())
-        return {"healthy": True, "extended": len(extended), **done}
+        return {"healthy": True, "extended": len(extended), **done, **_match_queue()}
 
     def run_forever(self, stop: threading.Event | None = None) -> None:
         stop = stop or threading.Event()
@@ -254,6 +257,20 @@ def run_due(now: datetime) -> dict[str, int]:
             outcome = "failed"
         done[outcome] = done.get(outcome, 0) + 1
     return done
+
+
+def _match_queue() -> dict[str, int]:
+    """One matcher pass, and the lobby list if the queue's matches left it for a tick; a failure
+    is logged and does not stop the timers."""
+    from . import matchmaking, tables
+
+    try:
+        result = matchmaking.run_matcher()
+        result["lobby"] = int(tables.announce_lobby_if_due())
+    except Exception:  # noqa: BLE001 - the queue is rows: the next tick tries again
+        log.exception("scheduler: the matcher failed")
+        return {"queue_failed": 1}
+    return {f"queue_{key}": value for key, value in result.items() if value}
 
 
 _thread_lock = threading.Lock()

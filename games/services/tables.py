@@ -8,8 +8,13 @@ with an Italian message (Django i18n) that the views show as they are.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -61,19 +66,74 @@ def _seat_at(seats: list[Seat], position: int, table: Table) -> Seat:
     return seats[position]
 
 
-def _announce_now(table_id: int) -> None:
-    """The table page and the lobby see the table's new seating or status (call after commit)."""
+def _announce_now(*table_ids: int, lobby_now: bool = True) -> None:
+    """The table pages and the lobby see the tables' new seating or status (call after commit):
+    one `table` frame per table, then one lobby list for all of them (or, with `lobby_now`
+    false, a mark that the next scheduler tick sends it: `announce_lobby_if_due`)."""
     from ..selectors.lobby import lobby_list
     from ..selectors.tables import table_frame
 
-    table = Table.objects.filter(pk=table_id).first()
-    messages = [(broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()})]
-    if table is not None:
-        messages.insert(0, (broadcast.all_group(table_id), table_frame(table)))
+    messages = []
+    for table_id in dict.fromkeys(table_ids):
+        table = Table.objects.filter(pk=table_id).first()
+        if table is not None:
+            messages.append((broadcast.all_group(table_id), table_frame(table)))
+    if lobby_now:
+        messages.append((broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()}))
+    else:
+        cache.set(LOBBY_DUE_KEY, 1, timeout=3600)
     broadcast.deliver(messages)
 
 
-def _announce(table_id: int) -> None:
+LOBBY_DUE_KEY = "burraco:lobby:due"
+
+
+def announce_lobby_if_due() -> bool:
+    """Send the lobby list if a batch left it for later; True if this call sent it. Called by
+    every scheduler tick: the first to take the mark sends (the cache's delete says who)."""
+    from ..selectors.lobby import lobby_list
+
+    if not cache.delete(LOBBY_DUE_KEY):
+        return False
+    broadcast.deliver([(broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()})])
+    return True
+
+
+@dataclass
+class _Batch:
+    tables: list[int] = field(default_factory=list)  # announced
+    created: set[int] = field(default_factory=set)  # made in the batch: no page can show them yet
+
+
+_batch: ContextVar[_Batch | None] = ContextVar("table_announcements", default=None)
+
+
+@contextmanager
+def batched_announcements(*, lobby_now: bool = True) -> Iterator[None]:
+    """Inside this block the table services collect the tables they would announce, and the
+    block's end announces them all at once with a single lobby list (the matchmaker opens many
+    tables in one pass: three lobby lists per table cost more than the tables). Tables created
+    in the block get no `table` frame (nobody can have their page open before the block ends).
+    With `lobby_now` false the lobby list is left to the next scheduler tick (a burst of joins
+    to the queue then costs one list a second, not one per table). Wrap the transaction in it,
+    so the announcements leave after the commit; a block that raises announces nothing."""
+    batch = _Batch()
+    token = _batch.set(batch)
+    try:
+        yield
+    finally:
+        _batch.reset(token)
+    if batch.tables:
+        _announce_now(*[t for t in batch.tables if t not in batch.created], lobby_now=lobby_now)
+
+
+def _announce(table_id: int, *, created: bool = False) -> None:
+    batch = _batch.get()
+    if batch is not None:
+        batch.tables.append(table_id)
+        if created:
+            batch.created.add(table_id)
+        return
     transaction.on_commit(lambda: _announce_now(table_id))
 
 
@@ -134,7 +194,7 @@ def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | N
         Seat.objects.bulk_create(
             [Seat(table=table, position=p, user=creator if p == 0 else None) for p in range(ruleset.players)]
         )
-        _announce(table.pk)
+        _announce(table.pk, created=True)
     return table
 
 
@@ -261,12 +321,18 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     table.save(update_fields=["status", "started_at"])
     _announce(table.pk)
     game_id = game.pk
+    batch = _batch.get()
+    # A table made in this batch has no socket yet (its pages open after the commit and ask
+    # for a snapshot with `hello`): building one per seat would be work for nobody.
+    anyone_there = batch is None or table.pk not in batch.created
+    computer_first = mover.is_computer  # known here: after_change need not look it up
 
     def after() -> None:
         from ..selectors.tables import snapshot_messages
 
-        broadcast.deliver(snapshot_messages(game_id))
-        turns.after_change(game_id, 0)
+        if anyone_there:
+            broadcast.deliver(snapshot_messages(game_id))
+        turns.after_change(game_id, 0, computer_next=computer_first)
 
     transaction.on_commit(after)
     return game

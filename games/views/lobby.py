@@ -1,7 +1,9 @@
-"""The lobby: open tables, a new table, one click to play against the computer."""
+"""The lobby: open tables, a new table, one click to play against the computer, and "Gioca con
+persone" (its queue works over the lobby socket: games/consumers.py, LobbyConsumer)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
@@ -10,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from ..forms import PlayComputerForm, TableForm, preset_defaults
 from ..models import BotLevel
 from ..selectors.lobby import open_tables, user_tables
+from ..selectors.matchmaking import queue_choices
 from ..services.tables import TableError, create_table, play_against_computer
 
 
@@ -21,6 +24,8 @@ def _render_lobby(request, form: TableForm | None = None, status: int = 200):
         "bot_levels": BotLevel.choices,
         "presets": preset_defaults(),
         "lobby_ws_path": "/ws/lobby/",
+        "queue": queue_choices(),
+        "computer_after_seconds": int(settings.QUEUE_COMPUTER_AFTER_SECONDS),
     }
     return render(request, "games/lobby.html", context, status=status)
 

@@ -42,6 +42,9 @@ def _visible_table(request, table_id: int) -> Table:
 @require_GET
 def table(request, table_id: int):
     table = _visible_table(request, table_id)
+    if request.GET.get("trovata") and user_position(table, request.user) is not None:
+        # The lobby's "Gioca con persone" brought this player here the moment the table was made.
+        messages.success(request, _("Avversari trovati: la partita è cominciata, buon divertimento!"))
     is_creator = table.creator_id == request.user.pk
     context = {
         "table": table,

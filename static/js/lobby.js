@@ -1,8 +1,11 @@
 // The lobby: the list of open tables kept live by the lobby socket (with a slow refresh as a
-// fallback), and the new-table form pre-filled from the chosen preset.
+// fallback), "Gioca con persone" (the queue, over the same socket), and the new-table form
+// pre-filled from the chosen preset.
 
 import { el, fmt, readJSON } from "./lib/dom.js";
 import { LiveSocket } from "./lib/socket.js";
+import { allowed, describeWaiting, nextState, tableAddress } from "./queue.js";
+import { Sounds } from "./table/sound.js";
 import { checkStarted } from "./waiting.js";
 
 const root = document.getElementById("lobby");
@@ -78,18 +81,121 @@ const socket = new LiveSocket(root.dataset.wsPath, {
   onOpen() {
     live = true;
     document.getElementById("lobby-live").hidden = false;
+    queueConnected(true);
   },
   onFrame(frame) {
     if (frame.type === "lobby" && Array.isArray(frame.tables)) {
       showTables(frame.tables);
       checkStarted(frame.tables); // a table we wait at started: say so
+    } else if (frame.type === "queue" || frame.type === "matched" || frame.type === "error") {
+      queueFrame(frame);
     }
   },
   onClose() {
     live = false;
     document.getElementById("lobby-live").hidden = true;
+    queueConnected(false);
   },
 }, { baseDelay: 1000, maxDelay: 15000, pingEvery: 0 });
+
+// ---------------------------------------------------------------- "Gioca con persone"
+
+const queueForm = document.getElementById("queue-form");
+const sounds = new Sounds(`burraco:sound:${me}`);
+let queue = { status: "idle" };
+let queueTimer = null;
+
+function queueNode(id) {
+  return document.getElementById(id);
+}
+
+function queueNotice(text) {
+  const notice = queueNode("queue-notice");
+  if (!notice) return;
+  notice.textContent = text || "";
+  notice.hidden = !text;
+}
+
+function drawQueue() {
+  if (!queueForm) return;
+  const waiting = queue.status === "waiting";
+  queueForm.hidden = waiting || queue.status === "matched";
+  queueNode("queue-waiting").hidden = !waiting;
+  clearInterval(queueTimer);
+  if (!waiting) return;
+  const tick = () => {
+    const texts = describeWaiting(queue, L, Date.now());
+    queueNode("queue-what").textContent = texts.what;
+    queueNode("queue-seconds").textContent = texts.seconds;
+    queueNode("queue-detail").textContent = texts.detail;
+  };
+  tick();
+  queueTimer = setInterval(tick, 1000);
+}
+
+function queueConnected(open) {
+  if (!queueForm) return;
+  const button = queueNode("queue-join");
+  button.disabled = !open;
+  button.title = open ? "" : L.queueConnecting;
+  queueNode("queue-cancel").disabled = !open;
+}
+
+function queueFrame(frame) {
+  if (!queueForm) return;
+  if (frame.type === "error") {
+    if (frame.code === "not_queued" && queue.status === "matched") return; // the match came first
+    queueNotice(frame.message);
+    return;
+  }
+  const before = queue.status;
+  queue = nextState(queue, frame, Date.now());
+  if (queue.status === "matched" && before !== "matched") {
+    queueNotice(fmt(queue.computer ? L.queueComputer : L.queueMatched, { n: queue.table }));
+    sounds.play("matched");
+    document.title = `● ${document.title}`;
+    // Long enough to see the notice and hear the sound; the table page says it again.
+    setTimeout(() => location.assign(tableAddress(queue.url)), 600);
+  } else if (queue.status === "waiting") {
+    queueNotice("");
+  } else if (queue.status === "idle" && queue.reason === "left") {
+    queueNotice(L.queueLeft);
+  }
+  drawQueue();
+}
+
+/** Pairs are played only with the presets for four: the others are greyed out. */
+function applyMode() {
+  const mode = queueForm.elements.namedItem("mode").value;
+  const preset = queueForm.elements.namedItem("preset");
+  let switched = false;
+  for (const option of preset.options) {
+    option.disabled = !allowed(option.dataset.modes, mode);
+    if (option.disabled && option.selected) switched = true;
+  }
+  if (switched) {
+    const first = [...preset.options].find((o) => !o.disabled);
+    if (first) preset.value = first.value;
+    queueNotice(L.queuePairsOnly);
+  }
+}
+
+if (queueForm) {
+  queueForm.elements.namedItem("mode").addEventListener("change", applyMode);
+  applyMode();
+  queueForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    sounds.unlock(); // a click: the one moment a browser lets a page start its audio
+    queueNotice("");
+    socket.send({
+      type: "queue_join",
+      mode: queueForm.elements.namedItem("mode").value,
+      preset: queueForm.elements.namedItem("preset").value,
+      computer_after: queueForm.elements.namedItem("computer_after").checked,
+    });
+  });
+  queueNode("queue-cancel").addEventListener("click", () => socket.send({ type: "queue_leave" }));
+}
 
 /** Without a socket, fetch the page now and then and take its list. */
 async function refresh() {

@@ -7,6 +7,7 @@ games with FOR UPDATE SKIP LOCKED, so no game is handled twice.
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
 
@@ -16,9 +17,16 @@ from games.services.scheduler import Scheduler, interval
 
 
 class Command(BaseCommand):
-    help = "Scan for due turn deadlines and overdue computer moves about once a second."
+    help = ("Scan for due turn deadlines and overdue computer moves, and match the people in the queue, "
+            "about once a second.")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--once", action="store_true", help="run one tick, print what it did (JSON), exit")
 
     def handle(self, *args, **options) -> None:
+        if options["once"]:
+            self.stdout.write(json.dumps(Scheduler().tick(), sort_keys=True))
+            return
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -8,6 +8,7 @@ const TONES = {
   yourTurn: [[587, 0.1, "sine"], [880, 0.18, "sine"]],
   tick: [[1046, 0.05, "square"]],
   handOver: [[523, 0.1, "sine"], [659, 0.1, "sine"], [784, 0.2, "sine"]],
+  matched: [[659, 0.09, "sine"], [784, 0.09, "sine"], [1046, 0.22, "sine"]],
 };
 
 export class Sounds {

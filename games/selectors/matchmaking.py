@@ -1,0 +1,136 @@
+"""Reads for "Gioca con persone": which queues exist, a person's place in them, and the frames
+the lobby socket sends about it (docs/protocol.md, "Play people now")."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
+from ..engine import PRESET_PLAYERS, PRESETS
+from ..models import PlayerRating, QueueEntry, RatingMode, Table
+from .rules import preset_label
+
+# The queues: one per mode (the rating modes: "2p" one against one, "4p" pairs) and preset.
+MODE_PLAYERS = {RatingMode.SINGLES.value: 2, RatingMode.PAIRS.value: 4}
+# A matched person whose lobby socket reopens this soon after the match is sent to the table
+# again (a reload or a Daphne restart at the moment of the match); later the lobby's own list
+# of their tables shows it, and coming back to the lobby does not bounce them to the table.
+RETELL_SECONDS = 15
+
+
+def mode_label(mode: str) -> str:
+    return {RatingMode.SINGLES.value: _("1 contro 1"), RatingMode.PAIRS.value: _("A coppie")}.get(mode, mode)
+
+
+def queue_names() -> list[tuple[str, str]]:
+    """Every (mode, preset) queue: a preset is queued for in the modes it is played in."""
+    return [(mode, preset) for mode, players in MODE_PLAYERS.items()
+            for preset in PRESETS if players in PRESET_PLAYERS[preset]]
+
+
+def queue_choices() -> dict[str, Any]:
+    """The lobby form's choices: the modes, and the presets each allows."""
+    return {
+        "modes": [{"value": mode, "label": mode_label(mode)} for mode in MODE_PLAYERS],
+        "presets": [{"value": name, "label": preset_label(name),
+                     "modes": [m for m, n in MODE_PLAYERS.items() if n in PRESET_PLAYERS[name]]}
+                    for name in PRESETS],
+    }
+
+
+def rating_of(user, mode: str) -> float:
+    from ..services.ratings import START_RATING
+
+    rating = PlayerRating.objects.filter(user=user, mode=mode).values_list("rating", flat=True).first()
+    return START_RATING if rating is None else float(rating)
+
+
+def rating_window(waited: float) -> float:
+    """How far apart two ratings may be for a person who has waited `waited` seconds: ±100 at
+    once, 10 more every second, and anyone once they waited WINDOW_ANYONE_SECONDS.
+
+    >>> rating_window(0), rating_window(10), rating_window(30)
+    (100.0, 200.0, inf)
+    """
+    if waited >= WINDOW_ANYONE_SECONDS:
+        return math.inf
+    return WINDOW_START + WINDOW_GROWTH * max(0.0, waited)
+
+
+WINDOW_START = 100.0
+WINDOW_GROWTH = 10.0  # rating points per second waited
+WINDOW_ANYONE_SECONDS = 30.0
+
+
+def waiting_frame(entry: QueueEntry, now: datetime, computer_after_seconds: float) -> dict[str, Any]:
+    waited = max(0.0, (now - entry.joined_at).total_seconds())
+    window = rating_window(waited)
+    return {
+        "type": "queue",
+        "status": "waiting",
+        "mode": entry.mode,
+        "preset": entry.preset,
+        "waited": int(waited),
+        "window": None if math.isinf(window) else int(window),
+        "computer_after": entry.computer_after,
+        "computer_in": max(0, math.ceil(computer_after_seconds - waited)) if entry.computer_after else None,
+    }
+
+
+def idle_frame(reason: str = "cancelled") -> dict[str, Any]:
+    """Not (or no longer) in any queue: `cancelled` (the person's own choice), `left` (their
+    lobby page closed past the grace)."""
+    return {"type": "queue", "status": "idle", "reason": reason}
+
+
+def matched_frame(table: Table, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """A table was made for this person: the lobby page goes to `url` at once."""
+    return {
+        "type": "matched",
+        "table": table.pk,
+        "url": f"/tavolo/{table.pk}/",  # as the lobby's list has it (games/urls.py: "table")
+        "players": table.players,
+        "preset": table.preset,
+        "rated": table.rated,
+        "computer": any(s["bot_level"] for s in seats),
+        "seats": seats,
+    }
+
+
+def seat_names(table: Table) -> list[dict[str, Any]]:
+    return [{"position": s.position, "username": s.user.username if s.user_id else None,
+             "bot_level": s.bot_level or None}
+            for s in table.seats.select_related("user").order_by("position")]
+
+
+def queue_status(user) -> tuple[str | None, int | None]:
+    """In one query: ("waiting", None) when the person waits in a queue, ("matched", table id)
+    when a table the queue gave them is still being played, else (None, None)."""
+    in_play = [Table.Status.WAITING, Table.Status.PLAYING]
+    row = (QueueEntry.objects.filter(user=user)
+           .filter(Q(status=QueueEntry.Status.WAITING) | Q(status=QueueEntry.Status.MATCHED, table__status__in=in_play))
+           .order_by("-status").values_list("status", "table_id").first())  # "waiting" sorts first
+    return row if row is not None else (None, None)
+
+
+def current_match(user) -> QueueEntry | None:
+    """This person's latest queue-made table that is still being played, if any."""
+    return (QueueEntry.objects.filter(user=user, status=QueueEntry.Status.MATCHED,
+                                      table__status__in=[Table.Status.WAITING, Table.Status.PLAYING])
+            .select_related("table").order_by("-matched_at").first())
+
+
+def state_frame(user, now: datetime, computer_after_seconds: float) -> dict[str, Any]:
+    """What a lobby socket that just opened is told about its person's queue: still waiting, just
+    matched (within RETELL_SECONDS), or idle."""
+    entry = QueueEntry.objects.filter(user=user, status=QueueEntry.Status.WAITING).first()
+    if entry is not None:
+        return waiting_frame(entry, now, computer_after_seconds)
+    match = current_match(user)
+    if match is not None and match.matched_at and (now - match.matched_at).total_seconds() <= RETELL_SECONDS:
+        return matched_frame(match.table, seat_names(match.table))
+    return idle_frame("none")

@@ -1,0 +1,409 @@
+"""Play people now ("Gioca con persone"): a queue per mode and preset, and one matcher.
+
+The queue is rows in PostgreSQL (`QueueEntry`), never a process's memory, so it survives a
+Daphne or worker restart and any process may serve any person in it:
+
+- `join_queue` adds a person (refused, with nothing changed, when they already wait, already
+  have a queue-made table in play, or ask for a mode or preset that does not exist) and then
+  tries to match at once, so two people who queue one after the other sit at one table within
+  the time of a request;
+- `run_matcher` is the matcher. It runs from every scheduler tick (games/services/scheduler.py,
+  about once a second in every Celery worker) and after every join. It claims the waiting rows
+  with `SELECT ... FOR UPDATE SKIP LOCKED`: two matchers running at once take disjoint sets, and
+  an entry leaves the waiting state in the same transaction that seats its person, so nobody is
+  matched twice. Within a claim it pairs people oldest first, each with the nearest ratings
+  within either person's window (±100, widening with every second waited, anyone after 30 s:
+  `selectors.matchmaking.rating_window`); pairs take four people and seat them so that the two
+  sides' ratings are as even as can be. A matched group gets a rated public table through the
+  table services (create, sit; the last seat starts the game) and each person a `matched`
+  frame on their lobby sockets (`lobby.user.<id>`);
+- who opted in and waited `QUEUE_COMPUTER_AFTER_SECONDS` without a match gets an unrated table
+  against the computer (medio) instead;
+- a person's lobby sockets keep their entry alive (`heartbeat`, every `QUEUE_HEARTBEAT_SECONDS`
+  from each Daphne process); when the last one closes (`socket_closed`) the entry is not matched,
+  and after `QUEUE_LEAVE_GRACE_SECONDS` it is dropped unless a socket came back (a reload). An
+  entry not heard of for `QUEUE_STALE_SECONDS` (its Daphne process died and the page did not
+  come back) is dropped too.
+
+Refusals raise `TableError` (code, Italian message), as the other table services do.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from ..engine import PRESETS, Ruleset
+from ..models import BotLevel, QueueEntry
+from ..selectors import matchmaking as queue_selectors
+from ..selectors.matchmaking import MODE_PLAYERS, rating_window
+from . import broadcast, clock
+from .tables import (
+    TableError,
+    batched_announcements,
+    check_capacity,
+    check_players,
+    create_table,
+    fill_with_computer,
+    sit,
+)
+
+log = logging.getLogger(__name__)
+
+CLAIM_LIMIT = 2000  # waiting entries one matcher pass takes at most
+COMPUTER_LEVEL = BotLevel.MEDIO
+PURGE_EVERY_SECONDS = 600  # how often a process deletes matched entries older than KEEP_MATCHED
+KEEP_MATCHED = timedelta(days=1)
+
+Messages = list[tuple[str, dict[str, Any]]]
+
+
+def _computer_after_seconds() -> float:
+    return float(settings.QUEUE_COMPUTER_AFTER_SECONDS)
+
+
+def _ruleset(mode: Any, preset: Any) -> Ruleset:
+    """The rules of a queue, or a refusal saying what was wrong."""
+    if not isinstance(mode, str) or mode not in MODE_PLAYERS:
+        raise TableError("bad_mode", _("Modalità sconosciuta: scegli 1 contro 1 oppure a coppie."))
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise TableError("bad_preset", _("Variante sconosciuta: scegli una delle varianti proposte."))
+    ruleset = Ruleset.preset(preset, players=MODE_PLAYERS[mode])
+    check_players(ruleset)  # mano_unica and testa_a_testa are for two
+    return ruleset
+
+
+def _deliver_after_commit(messages: Messages) -> None:
+    if messages:
+        transaction.on_commit(lambda: broadcast.deliver(messages))
+
+
+# ----------------------------------------------------------------------------- the person's side
+
+
+def join_queue(*, user, mode: Any, preset: Any, computer_after: Any = False, now: datetime | None = None,
+               match_now: bool = True) -> QueueEntry:
+    """Queue `user` for `mode` ("2p" or "4p") and `preset`; then try to match at once.
+
+    Refused (TableError, nothing written) when not signed in, for an unknown mode or preset or a
+    preset not played in that mode, when the site is full, when the person already waits in a
+    queue (`already_queued`), or when a table the queue gave them is still in play
+    (`already_matched`)."""
+    _require_login(user)
+    _ruleset(mode, preset)
+    if not isinstance(computer_after, bool):
+        raise TableError("bad_frame", _("Messaggio non valido."))
+    check_capacity()
+    entry = _join(user, mode, preset, computer_after, now or clock.now())
+    if match_now:
+        match_soon((mode, preset), now)
+    return entry
+
+
+def _join(user, mode: str, preset: str, computer_after: bool, now: datetime) -> QueueEntry:
+    with transaction.atomic():
+        status, table_id = queue_selectors.queue_status(user)
+        if status == QueueEntry.Status.WAITING:
+            raise TableError("already_queued", _already_queued_message())
+        if status == QueueEntry.Status.MATCHED:
+            raise TableError("already_matched", _(
+                "Hai già una partita in corso al tavolo %(n)s, trovata dalla coda: finiscila prima di "
+                "cercarne un'altra.") % {"n": table_id})
+        try:
+            with transaction.atomic():
+                entry = QueueEntry.objects.create(
+                    user=user, mode=mode, preset=preset, rating=queue_selectors.rating_of(user, mode),
+                    computer_after=computer_after, joined_at=now, seen_at=now,
+                )
+        except IntegrityError:  # the same person queued from another tab at the same instant
+            raise TableError("already_queued", _already_queued_message()) from None
+        _deliver_after_commit([(broadcast.user_group(user.pk),
+                                queue_selectors.waiting_frame(entry, now, _computer_after_seconds()))])
+    return entry
+
+
+_passes_lock = threading.Lock()
+_passes: dict[tuple[str, str], bool] = {}  # queues with a pass running in this process: go again?
+
+
+def match_soon(queue: tuple[str, str], now: datetime | None = None) -> None:
+    """A matcher pass over `queue` now, after a join has committed. When this process already
+    runs one for that queue, that pass goes once more when it ends instead (its claim may have
+    come before this join's commit): a burst of joins makes a few passes that each seat many
+    people, not one pass per join, and no join is left for the scheduler's tick."""
+    with _passes_lock:
+        if queue in _passes:
+            _passes[queue] = True
+            return
+        _passes[queue] = False
+    try:
+        while True:
+            run_matcher(now, queue=queue, lobby_now=False)
+            now = None  # a pass again: at the time it runs
+            with _passes_lock:
+                if not _passes[queue]:
+                    del _passes[queue]
+                    return
+                _passes[queue] = False
+    except Exception:  # noqa: BLE001 - the entries are stored; the scheduler's next tick matches them
+        with _passes_lock:
+            _passes.pop(queue, None)
+        log.warning("matchmaking: matching at once after a join failed", exc_info=True)
+
+
+def _require_login(user) -> None:
+    if user is None or not user.is_authenticated:
+        raise TableError("login_required", _("Per giocare con altre persone bisogna entrare con il proprio account."))
+
+
+def _already_queued_message() -> str:
+    return _("Sei già in coda per una partita: annulla la ricerca in corso prima di cominciarne un'altra.")
+
+
+def leave_queue(*, user) -> None:
+    """The person cancels their search. Refused (`not_queued`) when they wait in no queue, for
+    instance because the matcher has just given them a table (its `matched` frame follows)."""
+    _require_login(user)
+    with transaction.atomic():
+        # A matcher holding the row makes this wait for its commit, then finds it matched.
+        deleted, _rows = QueueEntry.objects.filter(user=user, status=QueueEntry.Status.WAITING).delete()
+        if not deleted:
+            raise TableError("not_queued", _("Non sei in coda per nessuna partita."))
+        _deliver_after_commit([(broadcast.user_group(user.pk), queue_selectors.idle_frame("cancelled"))])
+
+
+def socket_opened(user, now: datetime | None = None) -> dict[str, Any]:
+    """A lobby socket of `user` opened: their entry, if any, is theirs again (a reload within the
+    grace keeps the place); returns the frame that tells the page where they stand."""
+    now = now or clock.now()
+    QueueEntry.objects.filter(user=user, status=QueueEntry.Status.WAITING).update(seen_at=now, left_at=None)
+    return queue_selectors.state_frame(user, now, _computer_after_seconds())
+
+
+def socket_closed(user_id: int, now: datetime | None = None) -> None:
+    """The last lobby socket of this person in this process closed: not matched from now on, and
+    dropped after the grace unless a socket of theirs (here or in another process) says otherwise."""
+    QueueEntry.objects.filter(user_id=user_id, status=QueueEntry.Status.WAITING, left_at__isnull=True).update(
+        left_at=now or clock.now())
+
+
+def heartbeat(user_ids: list[int], now: datetime | None = None) -> int:
+    """The people with a lobby socket open in this process are still there (one statement)."""
+    if not user_ids:
+        return 0
+    return QueueEntry.objects.filter(user_id__in=user_ids, status=QueueEntry.Status.WAITING).update(
+        seen_at=now or clock.now(), left_at=None)
+
+
+# ----------------------------------------------------------------------------- the matcher
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """What the grouping needs to know of one entry."""
+
+    id: int
+    rating: float
+    waited: float  # seconds
+
+
+def fits(gap: float, a: Waiting, b: Waiting) -> bool:
+    """Two people may play when their ratings' gap lies within the window of either of them: who
+    has waited long accepts a wider gap, and a newcomer is not kept from a person already there.
+
+    >>> fits(150, Waiting(1, 1500, 0), Waiting(2, 1650, 0)), fits(150, Waiting(1, 1500, 5), Waiting(2, 1650, 0))
+    (False, True)
+    """
+    return gap <= max(rating_window(a.waited), rating_window(b.waited))
+
+
+def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
+    """Groups of `size` people, nobody in two: oldest first, each person not yet taken takes the
+    `size - 1` nearest ratings among those not yet taken that `fits` them. Who fits no group
+    waits for the next pass.
+
+    >>> a, b, c = Waiting(1, 1500, 0), Waiting(2, 1550, 0), Waiting(3, 1900, 0)
+    >>> [[w.id for w in g] for g in make_groups([a, b, c], 2)]
+    [[1, 2]]
+    >>> make_groups([a, c], 2)
+    []
+    >>> [[w.id for w in g] for g in make_groups([a, Waiting(3, 1900, 40)], 2)]
+    [[3, 1]]
+    """
+    if not waiting:
+        return []
+    pool = sorted(waiting, key=lambda w: (w.rating, w.id))
+    index = {w.id: i for i, w in enumerate(pool)}
+    widest = max(rating_window(w.waited) for w in waiting)  # nobody accepts a wider gap than this
+    taken: set[int] = set()
+    groups: list[list[Waiting]] = []
+    for anchor in sorted(waiting, key=lambda w: (-w.waited, w.id)):
+        if anchor.id in taken:
+            continue
+        picked: list[Waiting] = []
+        lo, hi = index[anchor.id] - 1, index[anchor.id] + 1
+        while len(picked) < size - 1:
+            while lo >= 0 and pool[lo].id in taken:
+                lo -= 1
+            while hi < len(pool) and pool[hi].id in taken:
+                hi += 1
+            left = anchor.rating - pool[lo].rating if lo >= 0 else None
+            right = pool[hi].rating - anchor.rating if hi < len(pool) else None
+            if left is None and right is None:
+                break
+            if right is None or (left is not None and left <= right):
+                candidate, gap = pool[lo], left
+                lo -= 1
+            else:
+                candidate, gap = pool[hi], right
+                hi += 1
+            if gap > widest:
+                break  # the nearest one left is too far for anybody: so is everyone beyond
+            if fits(gap, anchor, candidate):
+                picked.append(candidate)
+        if len(picked) == size - 1:
+            group = [anchor, *picked]
+            taken.update(w.id for w in group)
+            groups.append(group)
+    return groups
+
+
+def seating(entries: list[QueueEntry]) -> list[QueueEntry]:
+    """Seat order: two people as they come; four with the strongest and the weakest together
+    (seats 0 and 2 against 1 and 3), the split with the most even sides' ratings.
+
+    >>> order = seating([QueueEntry(id=i, rating=r) for i, r in enumerate([1500, 1800, 1400, 1600])])
+    >>> [e.rating for e in order]
+    [1400, 1500, 1800, 1600]
+    """
+    if len(entries) != 4:
+        return list(entries)
+    low, second, third, high = sorted(entries, key=lambda e: (e.rating, e.id))
+    return [low, second, high, third]
+
+
+_last_purge = 0.0
+
+
+def run_matcher(now: datetime | None = None, *, queue: tuple[str, str] | None = None,
+                lobby_now: bool = True) -> dict[str, int]:
+    """One pass of the matcher over every queue (or one `queue`): drop who left, match who fits,
+    give the computer to who opted in and waited long enough. Returns what it did. The tables
+    it starts reach the lobby's list at once, or with `lobby_now` false at the next scheduler
+    tick (a join's pass: the people matched hear of it at once either way)."""
+    now = now or clock.now()
+    done = {"claimed": 0, "dropped": 0, "tables": 0, "matched": 0, "computer": 0}
+    messages: Messages = []
+    with broadcast.delivered_together(), batched_announcements(lobby_now=lobby_now), transaction.atomic():
+        claim = (QueueEntry.objects.select_for_update(skip_locked=True, of=("self",)).select_related("user")
+                 .filter(status=QueueEntry.Status.WAITING))
+        if queue is not None:
+            claim = claim.filter(mode=queue[0], preset=queue[1])
+        entries = list(claim.order_by("joined_at")[:CLAIM_LIMIT])
+        done["claimed"] = len(entries)
+        if not entries:
+            return done
+        grace = timedelta(seconds=settings.QUEUE_LEAVE_GRACE_SECONDS)
+        stale = now - timedelta(seconds=settings.QUEUE_STALE_SECONDS)
+        gone = [e for e in entries if (e.left_at is not None and e.left_at <= now - grace) or e.seen_at < stale]
+        if gone:
+            QueueEntry.objects.filter(pk__in=[e.pk for e in gone]).delete()
+            messages += [(broadcast.user_group(e.user_id), queue_selectors.idle_frame("left")) for e in gone]
+            done["dropped"] = len(gone)
+        present = [e for e in entries if e.left_at is None and e.seen_at >= stale]
+        queues: dict[tuple[str, str], list[QueueEntry]] = defaultdict(list)
+        for entry in present:
+            queues[(entry.mode, entry.preset)].append(entry)
+        placed: set[int] = set()
+        for (mode, preset), members in queues.items():
+            by_id = {e.pk: e for e in members}
+            waiting = [Waiting(e.pk, e.rating, (now - e.joined_at).total_seconds()) for e in members]
+            for group in make_groups(waiting, MODE_PLAYERS[mode]):
+                people = seating([by_id[w.id] for w in group])
+                outcome = _seat_group(people, mode, preset, now, messages)
+                if outcome == "full":
+                    break  # the site is full: the rest wait for the next pass
+                if outcome == "seated":
+                    placed.update(e.pk for e in people)
+                    done["tables"] += 1
+                    done["matched"] += len(people)
+        due = now - timedelta(seconds=_computer_after_seconds())
+        for entry in present:
+            if entry.pk not in placed and entry.computer_after and entry.joined_at <= due:
+                outcome = _seat_with_computer(entry, now, messages)
+                if outcome == "full":
+                    break
+                done["computer"] += outcome == "seated"
+        _deliver_after_commit(messages)
+    _purge_now_and_then(now)
+    return done
+
+
+def _seat_group(people: list[QueueEntry], mode: str, preset: str, now: datetime, messages: Messages) -> str:
+    """A rated public table for these people, started: "seated"; "full" when the site refused a
+    table; "failed" when something else went wrong (logged; they wait, the others go on)."""
+    def open_table() -> None:
+        table = create_table(creator=people[0].user, ruleset=_ruleset(mode, preset), rated=True)
+        for position, entry in enumerate(people[1:], start=1):
+            sit(table_id=table.pk, user=entry.user, position=position)
+        _matched(people, table, now, messages,
+                 [{"position": p, "username": e.user.username, "bot_level": None} for p, e in enumerate(people)])
+
+    return _in_savepoint(open_table, f"{len(people)} people in {mode}/{preset}")
+
+
+def _seat_with_computer(entry: QueueEntry, now: datetime, messages: Messages) -> str:
+    """Nobody came: an unrated table against the computer (medio), started (as `_seat_group`)."""
+    players = MODE_PLAYERS[entry.mode]
+
+    def open_table() -> None:
+        table = create_table(creator=entry.user, ruleset=_ruleset(entry.mode, entry.preset), rated=False)
+        for position in range(1, players):
+            fill_with_computer(table_id=table.pk, user=entry.user, position=position, level=COMPUTER_LEVEL)
+        seats = [{"position": 0, "username": entry.user.username, "bot_level": None}]
+        seats += [{"position": p, "username": None, "bot_level": COMPUTER_LEVEL.value} for p in range(1, players)]
+        _matched([entry], table, now, messages, seats)
+
+    return _in_savepoint(open_table, f"person {entry.user_id} against the computer")
+
+
+def _in_savepoint(open_table, what: str) -> str:
+    """Run one table's opening in a savepoint: a refusal or a failure undoes that table only."""
+    try:
+        with transaction.atomic():
+            open_table()
+    except TableError as exc:
+        log.warning("matchmaking: no table for %s: %s", what, exc.code)
+        return "full" if exc.code == "site_full" else "failed"
+    except Exception:  # noqa: BLE001 - one broken table must not keep the whole queue waiting
+        log.exception("matchmaking: opening a table for %s failed", what)
+        return "failed"
+    return "seated"
+
+
+def _matched(people: list[QueueEntry], table, now: datetime, messages: Messages, seats: list[dict[str, Any]]) -> None:
+    updated = QueueEntry.objects.filter(pk__in=[e.pk for e in people], status=QueueEntry.Status.WAITING).update(
+        status=QueueEntry.Status.MATCHED, table=table, matched_at=now)
+    if updated != len(people):  # cannot happen under the row locks; never seat anyone twice
+        raise RuntimeError("matchmaking: an entry changed under its lock")
+    frame = queue_selectors.matched_frame(table, seats)
+    messages.extend((broadcast.user_group(e.user_id), frame) for e in people)
+
+
+def _purge_now_and_then(now: datetime) -> None:
+    """Matched entries are kept a day (a reload right after a match is told again; figures);
+    each process deletes the older ones every PURGE_EVERY_SECONDS."""
+    global _last_purge
+    if time.monotonic() - _last_purge < PURGE_EVERY_SECONDS:
+        return
+    _last_purge = time.monotonic()
+    QueueEntry.objects.filter(status=QueueEntry.Status.MATCHED, matched_at__lt=now - KEEP_MATCHED).delete()
