@@ -198,6 +198,8 @@ QUEUE_HEARTBEAT_SECONDS = max(0.5, float(os.environ.get("QUEUE_HEARTBEAT_SECONDS
 QUEUE_STALE_SECONDS = max(3 * QUEUE_HEARTBEAT_SECONDS, float(os.environ.get("QUEUE_STALE_SECONDS", "30")))
 QUEUE_LEAVE_GRACE_SECONDS = max(0.0, float(os.environ.get("QUEUE_LEAVE_GRACE_SECONDS", "10")))
 QUEUE_COMPUTER_AFTER_SECONDS = max(1.0, float(os.environ.get("QUEUE_COMPUTER_AFTER_SECONDS", "60")))
+# A challenge (an invitation to a private, unrated table for two) waits this long for an answer.
+CHALLENGE_EXPIRE_SECONDS = max(10, int(os.environ.get("CHALLENGE_EXPIRE_SECONDS", "600")))
 # Tests only: let games.services.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 # The load benchmark's echo socket (/ws/echo/): never on in production.

@@ -28,7 +28,7 @@ from burraco_site.wsauth import authenticate, session_and_user
 from .engine import IllegalMove
 from .selectors import lobby as lobby_selectors
 from .selectors import tables as table_selectors
-from .services import broadcast, matchmaking, play, presence
+from .services import broadcast, challenges, matchmaking, play, presence
 from .services.tables import TableError, take_seat_back
 
 log = logging.getLogger(__name__)
@@ -492,7 +492,8 @@ class QueueHeartbeats:
 class LobbyConsumer(SocketConsumer):
     """The lobby: the live list of public tables (nothing private, nothing hidden) for anyone,
     and "Gioca con persone" for a signed-in person: join or leave a queue, hear of the match on
-    the person's own group (`lobby.user.<id>`, every lobby tab of theirs). Closing the last
+    the person's own group (`lobby.user.<id>`, every lobby tab of theirs), and the answers to
+    challenges (games/services/challenges.py) on the same group. Closing the last
     lobby socket leaves the queue after a grace (games/services/matchmaking.py)."""
 
     user_id: int | None = None
@@ -562,7 +563,9 @@ class LobbyConsumer(SocketConsumer):
         if frame["type"] == "ping":
             await self.send(text_data='{"type":"pong"}')
             return
-        handler = {"queue_join": self._on_join, "queue_leave": self._on_leave}.get(frame["type"])
+        handler = {"queue_join": self._on_join, "queue_leave": self._on_leave,
+                   "challenge_accept": self._on_challenge, "challenge_decline": self._on_challenge,
+                   "challenge_cancel": self._on_challenge}.get(frame["type"])
         if handler is None:
             await self._bad("unknown_type", ref=ref)
             return
@@ -588,6 +591,13 @@ class LobbyConsumer(SocketConsumer):
 
     async def _on_leave(self, frame: dict[str, Any], ref) -> None:
         await run_db(matchmaking.leave_queue)(user=self.scope["user"])
+
+    async def _on_challenge(self, frame: dict[str, Any], ref) -> None:
+        """Answer an invitation (or take one's own back): both people hear it on their groups
+        (`challenge`, and `matched` when accepted)."""
+        service = {"challenge_accept": challenges.accept_challenge, "challenge_decline": challenges.decline_challenge,
+                   "challenge_cancel": challenges.cancel_challenge}[frame["type"]]
+        await run_db(service)(user=self.scope["user"], challenge_id=frame.get("id"))
 
     async def frame_send(self, message: dict[str, Any]) -> None:
         await self.send(text_data=message["text"])

@@ -292,3 +292,40 @@ class QueueEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.mode} {self.preset}: {self.status}"
+
+
+class Challenge(models.Model):
+    """One person's invitation of another to a game for two (games/services/challenges.py). A
+    pending invitation past `expires_at` counts as expired whether or not a write marked it so;
+    accepting makes a private, unrated table with both seated and started (`table`)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("In attesa")
+        ACCEPTED = "accepted", _("Accettata")
+        DECLINED = "declined", _("Rifiutata")
+        EXPIRED = "expired", _("Scaduta")
+        CANCELLED = "cancelled", _("Annullata")
+
+    challenger = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_sent")
+    invitee = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="challenges_received")
+    preset = models.CharField(max_length=20)
+    options = models.JSONField(default=dict)  # the engine's Ruleset.to_dict() the table will play
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["challenger", "invitee"], condition=models.Q(status="pending"),
+                                    name="challenge_one_pending_per_pair"),
+        ]
+        indexes = [
+            models.Index(fields=["invitee", "expires_at"], condition=models.Q(status="pending"),
+                         name="challenge_pending_invitee_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.challenger_id} → {self.invitee_id}: {self.status}"

@@ -5,6 +5,7 @@ Each feature owns a module in games/views/; a placeholder stands until its page 
 
 from django.urls import path
 
+from .views import challenges as challenge_views
 from .views import history as history_views
 from .views import leaderboards as leaderboards_views
 from .views import lobby as lobby_views
@@ -25,6 +26,10 @@ urlpatterns = [
     path("tavolo/<int:table_id>/mosse/", table_views.table_moves, name="table_log"),
     path("tavolo/<int:table_id>/rivincita/", table_views.table_rematch, name="table_rematch"),
     path("tavolo/invito/<str:token>/", table_views.table_invite, name="table_invite"),
+    path("sfida/", challenge_views.challenge_send, name="challenge_send"),
+    path("sfida/<int:challenge_id>/accetta/", challenge_views.challenge_accept, name="challenge_accept"),
+    path("sfida/<int:challenge_id>/rifiuta/", challenge_views.challenge_decline, name="challenge_decline"),
+    path("sfida/<int:challenge_id>/annulla/", challenge_views.challenge_cancel, name="challenge_cancel"),
     path("storico/", history_views.history, name="history"),
     path("storico/partita/<int:game_id>/", history_views.game_detail, name="game_detail"),
     path("storico/partita/<int:game_id>/mosse.json", history_views.game_moves_json, name="game_moves_json"),

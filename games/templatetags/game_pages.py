@@ -111,3 +111,22 @@ def percent(value: float) -> str:
 @register.filter
 def rating_display(value: float | None) -> str:
     return "—" if value is None else f"{value:.0f}"
+
+
+@register.inclusion_tag("games/_challenge_form.html", takes_context=True)
+def challenge_button(context, username: str, compact: bool = False) -> dict:
+    """"Sfida": a small form (a preset for two, from the engine) that invites `username`; shown
+    to a signed-in person other than that player. No query: the presets are the engine's."""
+    from games.selectors.challenges import challenge_presets
+
+    request = context.get("request")
+    viewer = getattr(request, "user", None)
+    show = bool(viewer is not None and viewer.is_authenticated and viewer.get_username() != username)
+    return {
+        "show": show,
+        "username": username,
+        "presets": challenge_presets() if show else [],
+        "next": request.get_full_path() if request is not None else "",
+        "compact": compact,
+        "csrf_token": context.get("csrf_token"),
+    }

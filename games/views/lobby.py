@@ -11,13 +11,18 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ..forms import PlayComputerForm, TableForm, preset_defaults
 from ..models import BotLevel
+from ..selectors import challenges as challenge_selectors
 from ..selectors.lobby import open_tables, user_tables
 from ..selectors.matchmaking import queue_choices
+from ..services import clock
 from ..services.tables import TableError, create_table, play_against_computer
 
 
 def _render_lobby(request, form: TableForm | None = None, status: int = 200):
+    now = clock.now()
     context = {
+        "invitations": challenge_selectors.received(request.user, now),
+        "invitations_sent": challenge_selectors.sent(request.user, now),
         "tables": open_tables(),
         "my_tables": user_tables(request.user),
         "form": form or TableForm(),

@@ -87,6 +87,10 @@ const socket = new LiveSocket(root.dataset.wsPath, {
     if (frame.type === "lobby" && Array.isArray(frame.tables)) {
       showTables(frame.tables);
       checkStarted(frame.tables); // a table we wait at started: say so
+    } else if (frame.type === "challenge") {
+      challengeFrame(frame);
+    } else if (frame.type === "error" && frame.ref === "challenge") {
+      challengeNotice(frame.message);
     } else if (frame.type === "queue" || frame.type === "matched" || frame.type === "error") {
       queueFrame(frame);
     }
@@ -195,6 +199,82 @@ if (queueForm) {
     });
   });
   queueNode("queue-cancel").addEventListener("click", () => socket.send({ type: "queue_leave" }));
+}
+
+// ---------------------------------------------------------------- challenges ("Inviti")
+
+const invitations = document.getElementById("invitations");
+
+function challengeNotice(text) {
+  const notice = document.getElementById("challenge-notice");
+  if (!notice) return;
+  notice.textContent = text || "";
+  notice.hidden = !text;
+  if (text) invitations.hidden = false;
+}
+
+function answerForm(id, kind, label, secondary) {
+  const form = el("form", "inline");
+  form.method = "post";
+  form.action = `/sfida/${id}/${{ challenge_accept: "accetta", challenge_decline: "rifiuta", challenge_cancel: "annulla" }[kind]}/`;
+  form.dataset.answer = kind;
+  const token = el("input");
+  token.type = "hidden";
+  token.name = "csrfmiddlewaretoken";
+  token.value = csrfToken();
+  const button = el("button", `button small${secondary ? " secondary" : ""}`, label);
+  button.type = "submit";
+  form.append(token, button);
+  return form;
+}
+
+/** The same markup as the lobby template's invitation rows, from a `challenge` frame. */
+function invitationItem(c) {
+  const incoming = c.to === me;
+  const li = el("li", `table-item invitation${incoming ? "" : " sent"}`);
+  li.dataset.challengeId = c.id;
+  const what = el("span", "what");
+  what.append(el("strong", "", fmt(incoming ? L.challengeFrom : L.challengeTo, { name: incoming ? c.from : c.to })));
+  what.append(el("span", "who", `${c.preset_label} · ${incoming ? L.challengeWhat : L.challengeWaiting}`));
+  const go = el("span", "go");
+  if (incoming) go.append(answerForm(c.id, "challenge_accept", L.accept), answerForm(c.id, "challenge_decline", L.decline, true));
+  else go.append(answerForm(c.id, "challenge_cancel", L.cancel, true));
+  li.append(what, go);
+  return li;
+}
+
+function challengeFrame(c) {
+  if (!invitations) return;
+  const list = document.getElementById("invitations-list");
+  const old = list.querySelector(`[data-challenge-id="${c.id}"]`);
+  if (c.status === "pending") {
+    const item = invitationItem(c);
+    if (old) old.replaceWith(item);
+    else list.prepend(item);
+    invitations.hidden = false;
+    if (c.to === me) {
+      challengeNotice(fmt(L.challengeNew, { name: c.from, preset: c.preset_label }));
+      sounds.play("matched");
+    }
+    return;
+  }
+  if (old) old.remove();
+  if (c.status === "declined" && c.from === me) challengeNotice(fmt(L.challengeDeclined, { name: c.to }));
+  else if (c.status === "cancelled" && c.to === me) challengeNotice(fmt(L.challengeCancelled, { name: c.from }));
+  else if (c.status === "accepted") challengeNotice(fmt(L.challengeAccepted, { n: c.table }));
+  else challengeNotice("");
+}
+
+if (invitations) {
+  // Live answers over the socket; the forms post as they are when it is not open.
+  invitations.addEventListener("submit", (event) => {
+    const form = event.target.closest("form[data-answer]");
+    const item = form && form.closest("[data-challenge-id]");
+    if (!live || !item) return;
+    event.preventDefault();
+    sounds.unlock();
+    socket.send({ type: form.dataset.answer, id: Number(item.dataset.challengeId), ref: "challenge" });
+  });
 }
 
 /** Without a socket, fetch the page now and then and take its list. */
