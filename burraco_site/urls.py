@@ -2,12 +2,12 @@ from django.contrib import admin
 from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import TemplateView
 
 from accounts import views as accounts_views
+from games.views import home as home_views
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("", home_views.home, name="home"),
     path("account/", include("accounts.urls")),
     # path, not str: a name stored before today's username rule may hold "/" and must still link.
     path("giocatori/<path:username>/", accounts_views.profile, name="profile"),
