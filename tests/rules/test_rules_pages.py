@@ -121,3 +121,10 @@ def test_controls_page_lists_every_control(client):
     for words in ("Pescare dal tallone", "Raccogliere gli scarti", "Calare le carte scelte", "Legare a un tuo gioco",
                   "Scartare e finire il turno", "<kbd>P</kbd>", "<kbd>Esc</kbd>", "Rivincita"):
         assert words in body
+
+
+def test_the_page_says_which_games_count_for_the_leaderboards(client):
+    """Issue 14, item 7: private tables and challenges are unrated; the queue and public tables count."""
+    italian, english = page(client, "it"), page(client, "en")
+    assert "Lo stesso vale per le sfide" in italian and "Gioca con persone" in italian
+    assert "The same goes for challenges" in english and "Lo stesso vale per le sfide" not in english
