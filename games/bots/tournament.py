@@ -45,6 +45,7 @@ class Tally:
     wins_a: int = 0
     wins_b: int = 0
     draws: int = 0
+    stuck: int = 0  # hands still running after MAX_ACTIONS: stopped and scored as they stood
     diffs: list[int] = field(default_factory=list)
     ms_a: list[float] = field(default_factory=list)
     ms_b: list[float] = field(default_factory=list)
@@ -80,6 +81,7 @@ class Tally:
             "wins_a": self.wins_a,
             "wins_b": self.wins_b,
             "draws": self.draws,
+            "stuck": self.stuck,
             "win_rate_a": round(self.wins_a / self.games, 4) if self.games else None,
             "win_rate_a_ci95": wilson(won, self.games),
             "mean_score_diff": round(statistics.fmean(self.diffs), 1) if self.diffs else None,
@@ -136,6 +138,7 @@ class HandResult:
     a_side: int
     levels: list[str]
     game: Game
+    stuck: bool = False
 
 
 def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, preset: str = "classico",
@@ -143,7 +146,9 @@ def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, pr
               worlds: int | None = None, auditor: Auditor | None = None) -> HandResult:
     """Play one hand. Decision times and the hand's deal and actions (for the digest) go into
     `tally`; `auditor` referees every action. The deal and the players' dice come from `rng`
-    (two hands given equal rngs get the same deal and the same dice)."""
+    (two hands given equal rngs get the same deal and the same dice). A hand still running
+    after MAX_ACTIONS actions (the players pass the same cards round for ever) is stopped,
+    scored as it stands and marked `stuck`: a bug of the players, counted, not hidden."""
     ruleset = Ruleset.preset(preset, players=players, target=None)
     game = Game.new(ruleset, rng=random.Random(rng.getrandbits(64)))
     bot_rng = random.Random(rng.getrandbits(64))
@@ -165,13 +170,13 @@ def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, pr
             auditor.step(game, seat, action)  # applies it; a bot's illegal action raises
         else:
             game.apply(seat, action)  # a bot's illegal action is a bug: let it raise
-    else:
-        raise RuntimeError("the hand did not end")
+    stuck = not game.hand_over
     if tally is not None:
+        tally.stuck += stuck
         played = {"deal": game.deal, "actions": game.actions}
         tally.digest.update(json.dumps(played, sort_keys=True).encode())
     score = game.score()
-    return HandResult(score[a_side]["total"] - score[1 - a_side]["total"], a_side, levels, game)
+    return HandResult(score[a_side]["total"] - score[1 - a_side]["total"], a_side, levels, game, stuck)
 
 
 def hands(level_a: str, level_b: str, *, games: int, seed: int, preset: str = "classico",
@@ -234,6 +239,9 @@ def report_text(result: dict[str, Any]) -> str:
     ma, mb = result["decision_ms_a"], result["decision_ms_b"]
     lines.append(f"decision ms A median {ma['median']} p99 {ma['p99']} max {ma['max']}; "
                  f"B median {mb['median']} p99 {mb['p99']} max {mb['max']}")
+    if result.get("stuck"):
+        lines.append(f"STUCK hands (stopped after {MAX_ACTIONS} actions, scored as they stood): "
+                     f"{result['stuck']}")
     lines.append(f"games digest {result['digest']}")
     audit = result.get("audit")
     if audit:

@@ -284,3 +284,10 @@ def test_bot_tournament_command_duplicate_audit():
     with pytest.raises(CommandError):
         call_command("bot_tournament", "--games", "3", "--duplicate", stdout=StringIO())
 
+
+
+def test_a_hand_that_never_ends_is_stopped_and_counted(monkeypatch):
+    monkeypatch.setattr(tournament, "MAX_ACTIONS", 10)  # no hand ends in 10 actions
+    result = tournament.run("medio", "principiante", games=2, seed=1, duplicate=True, audit=True)
+    assert result["stuck"] == 2 and result["games"] == 2
+    assert "STUCK hands" in tournament.report_text(result)
