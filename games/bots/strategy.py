@@ -45,6 +45,7 @@ class Params:
     shed_points: float = 0.35
     safe_rank_in_pile: float = 3.0
     race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
+    early_draws: int = 18  # the first cards drawn from the stock: no dirty 3-card meld unless racing
     sequence_bonus: float = 6.0
 
 
@@ -273,6 +274,13 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
 # ----------------------------------------------------------------------------- play
 
 
+def early(g: Game, params: Params = DEFAULT) -> bool:
+    """Still among the first `early_draws` cards of the stock (more than 45 left of the 63 dealt
+    with 2 players, 23 of 41 with 4)."""
+    initial = 108 - 11 * g.players - 22 - 1  # the deck less the hands, the pozzetti, the first discard
+    return len(g.stock) > initial - params.early_draws
+
+
 def opponent_threat(g: Game, seat: int) -> bool:
     """The other side could close soon: pozzetto taken, a burraco down, few cards in hand."""
     other = 1 - side_of(seat)
@@ -337,7 +345,11 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
                 score += 80  # in diretta
             consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text]})
     allow_dirty = race or wild_count >= 2
+    # A wild spent on a 3-card meld early is a burraco lost: keep it unless racing.
+    no_dirty_three = not race and early(g, params)
     for meld in candidate_melds(hand, g, side, allow_dirty):
+        if no_dirty_three and meld.wild is not None and len(meld.cards) == 3:
+            continue
         rest = _rest(hand, meld.cards)
         if rest is None:
             continue
