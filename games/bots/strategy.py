@@ -178,6 +178,23 @@ def _rest(hand: list[Card], cards: Iterable[Card]) -> list[Card] | None:
     return rest
 
 
+def extension(hand: list[Card], meld: Meld) -> list[Card]:
+    """The hand's naturals that continue a run without a gap, below it and above it."""
+    pos = _positions([c for c in hand if not c.is_wild or c.suit == meld.suit]).get(meld.suit, {})
+    chain: list[Card] = []
+    p = meld.low - 1
+    while p >= 1 and p in pos:
+        chain.append(pos[p])
+        p -= 1
+    p = meld.high + 1
+    while p <= 14 and p in pos:
+        if pos[p] in chain:  # an ace cannot stand at both ends
+            break
+        chain.append(pos[p])
+        p += 1
+    return chain
+
+
 def play_allowed(g: Game, seat: int, rest: list[Card], burraco_after: bool) -> bool:
     """The engine's own check of what a meld or lay-off leaves in hand."""
     try:
@@ -344,6 +361,31 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
             if len(rest) == 0 and not pozzetto_taken:
                 score += 80  # in diretta
             consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text]})
+    # Several naturals at once on the side's own run: 8-9-10 of hearts go on its 5-6-7, never
+    # beside it as a second run that can never join the first (nor be laid a card at a time,
+    # when a new meld scores higher than a single lay-off).
+    for index, meld in enumerate(table):
+        if meld.kind != "sequence":
+            continue
+        chain = extension(hand, meld)
+        if len(chain) < 2:
+            continue
+        try:
+            new = lay_off(meld, chain, ruleset)
+        except IllegalMove:
+            continue
+        rest = _rest(hand, chain)
+        if rest is None:
+            continue
+        makes_burraco = new.burraco is not None and meld.burraco is None
+        after = new.burraco is not None or any(m.burraco for i, m in enumerate(table) if i != index)
+        if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
+            continue
+        score = 50.0 + sum(c.points for c in chain) + 8 * len(chain) + 2 * len(meld.cards)
+        score += 150 if makes_burraco else 0
+        if len(rest) == 0 and not pozzetto_taken:
+            score += 80
+        consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text for c in chain]})
     allow_dirty = race or wild_count >= 2
     # A wild spent on a 3-card meld early is a burraco lost: keep it unless racing.
     no_dirty_three = not race and early(g, params)
