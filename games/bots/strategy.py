@@ -46,6 +46,7 @@ class Params:
     safe_rank_in_pile: float = 3.0
     race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
     early_draws: int = 18  # the first cards drawn from the stock: no dirty 3-card meld unless racing
+    lone_wild_hand: int = 4  # after the pozzetto, a hand this short lays its wild off first
     sequence_bonus: float = 6.0
 
 
@@ -284,7 +285,14 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     elif g.pozzetto_state[side] != "available":
         per_card = params.pile_card_cost_building  # pozzetto in hand, no burraco yet: cards are fuel
     gain -= per_card * len(pile)
-    gain += params.wild_in_pile * sum(1 for c in pile if c.is_wild)
+    pile_wilds = sum(1 for c in pile if c.is_wild)
+    if g.pozzetto_state[side] != "available" and len(hand) <= 3:
+        # Down to a few cards after the pozzetto a wild is no gain: it cannot close the hand
+        # (nor be left alone), it must first find a meld. Two sides passing lone wilds through
+        # the pile would never end the hand.
+        gain -= 22 * pile_wilds
+    else:
+        gain += params.wild_in_pile * pile_wilds
     return {"type": "take_discards"} if gain > params.take_pile_min_gain else {"type": "draw"}
 
 
@@ -345,7 +353,9 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
             if meld.wild is None and new.wild is not None:  # a wild makes this meld dirty
                 if meld.burraco == "pulito" and not dump:
                     continue  # never spoil a clean burraco
-                if makes_burraco:
+                if pozzetto_taken and n <= params.lone_wild_hand:
+                    score = 160.0 + 3 * len(meld.cards)  # off the hand before it is the last card
+                elif makes_burraco:
                     score = 140.0
                 elif race or (wild_count >= 2 and len(meld.cards) >= 5):
                     score = 25.0 + 3 * len(meld.cards)
