@@ -47,6 +47,8 @@ class Params:
     race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
     early_draws: int = 18  # the first cards drawn from the stock: no dirty 3-card meld unless racing
     lone_wild_hand: int = 4  # after the pozzetto, a hand this short lays its wild off first
+    finish_hand: int = 6  # search the turn for the pozzetto or a close when the hand is this short
+    finish_nodes: int = 200  # positions the search may visit (the p99 decision stays a few ms)
     sequence_bonus: float = 6.0
 
 
@@ -471,10 +473,100 @@ def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     return {"type": "discard", "card": card}
 
 
+# ----------------------------------------------------------------------------- finishing the turn
+
+
+def _finishing_plays(g: Game, seat: int) -> list[Action]:
+    """What the turn search tries: the engine's single-card lay-offs and three-card melds, the
+    naturals that extend an own run together, and the whole hand (or all of it but one card)
+    melded at once."""
+    plays = list(g.legal_actions(seat, kinds=("lay_off", "meld")))
+    hand = g.hands[seat]
+    for meld in g.table[side_of(seat)]:
+        if meld.kind == "sequence":
+            chain = extension(hand, meld)
+            if len(chain) >= 2:
+                plays.append({"type": "lay_off", "meld": meld.id, "cards": [c.text for c in chain]})
+    n = len(hand)
+    if n >= 4:
+        texts = [c.text for c in hand]
+        for group in [texts] + [texts[:i] + texts[i + 1:] for i in range(n)]:
+            if len(group) >= 4:
+                try:
+                    check_meld(group, g.ruleset)
+                except IllegalMove:
+                    continue
+                plays.append({"type": "meld", "cards": group})
+    return plays
+
+
+def _table_worth(g: Game, side: int) -> float:
+    return float(sum(m.points + m.bonus for m in g.table[side]))
+
+
+def finishing_line(g: Game, seat: int, params: Params = DEFAULT) -> list[Action] | None:
+    """A line of this turn that takes the pozzetto (before it) or closes (after it), searched
+    with the engine on copies of `g`; None when there is none within `finish_nodes` positions or
+    the hand is longer than `finish_hand`. Of the lines found, the one leaving the most on the
+    side's table. It reads only the seat's hand and its side's melds, so the line is the same
+    whatever the determinized game dealt the others.
+
+    A close is taken even when the side is behind: closing only when a guess of the others'
+    hands said it was ahead played no better (same seeds) and left two sides passing a card
+    through the pile for ever."""
+    side = side_of(seat)
+    hand = g.hands[seat]
+    if len(hand) > params.finish_hand or g.phase != "play":
+        return None
+    want_pozzetto = g.pozzetto_state[side] == "available"
+    best: tuple[float, list[Action]] | None = None
+
+    def found(after: Game, line: list[Action]) -> None:
+        nonlocal best
+        worth = _table_worth(after, side)
+        if best is None or worth > best[0]:
+            best = (worth, line)
+
+    stack: list[tuple[Game, list[Action]]] = [(g, [])]
+    seen: set[tuple[Any, ...]] = set()
+    nodes = 0
+    while stack and nodes < params.finish_nodes:
+        node, path = stack.pop()
+        key = (tuple(sorted(c.text for c in node.hands[seat])),
+               tuple(sorted(tuple(m.texts()) for m in node.table[side])))
+        if key in seen:
+            continue
+        seen.add(key)
+        nodes += 1
+        if len(node.hands[seat]) == 1:
+            for a in node.legal_actions(seat, kinds=("discard",)):
+                # The last card goes: with it the pozzetto, or after it the close.
+                if want_pozzetto or node.has_burraco(side):
+                    found(node, path + [a])
+        for a in _finishing_plays(node, seat):
+            after = node.copy()
+            try:
+                after.apply(seat, a)
+            except IllegalMove:
+                continue
+            if after.hand_over:
+                if after.closed_by == seat:
+                    found(after, path + [a])
+                continue
+            if want_pozzetto and after.pozzetto_state[side] != "available":
+                found(after, path + [a])
+                continue
+            stack.append((after, path + [a]))
+    return best[1] if best else None
+
+
 def greedy_action(g: Game, seat: int, rng: random.Random | None = None, params: Params = DEFAULT) -> Action:
     """The greedy player's next action for `seat` in `g`."""
     if g.phase == "draw":
         return draw_action(g, seat, params)
+    line = finishing_line(g, seat, params)
+    if line:
+        return line[0]
     play = best_play(g, seat, params)
     if play is not None:
         return play
