@@ -37,8 +37,8 @@ class Params:
     pile_card_cost_building: float = -2.0
     wild_in_pile: float = 25.0
     dirty_meld_cost: float = 12.0
-    danger_lay_off: float = 18.0
-    danger_burraco: float = 40.0
+    danger_lay_off: float = 30.0
+    danger_burraco: float = 300.0
     keep_pair: float = 11.0
     keep_near1: float = 9.0
     keep_near2: float = 5.0

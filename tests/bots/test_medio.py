@@ -1,4 +1,5 @@
-"""medio's fixes of issue 13, each on a position where the earlier medio went wrong."""
+"""medio's fixes of issue 13, each on a position where the earlier medio went wrong (one guard
+says otherwise)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,23 @@ def test_the_deal_that_never_ended_ends():
     """medio against medio passed two lone wilds through the pile for ever on this deal."""
     hand = tournament.play_hand("medio", "medio", a_side=0, rng=random.Random(7019991498946107421))
     assert not hand.stuck and hand.game.hand_over
+
+
+def test_a_safe_discard_rather_than_one_that_feeds_their_melds():
+    # The earlier medio kept its pairs and neighbours and threw the jack onto their set of jacks.
+    game = Game.setup(RULES, hands=["AS 7S 6S AC 7C 6C KC", "3C 4C 5C"], stock="JS QD QC",
+                      discard="4S 4S", to_move=0,
+                      melds=[[], ["AD AD AH", "JC JD JH", "KD KH KS", "3H 4H 5H 6H 7H"]])
+    actions = turn(game)
+    assert actions[-1]["type"] == "discard"
+    assert actions[-1]["card"] in ("7S", "6S", "7C", "6C"), actions
+
+
+def test_never_completes_their_burraco_when_another_discard_is_safe():
+    """A guard (the earlier medio got this one right too): completing their burraco now costs
+    more than any card is worth keeping."""
+    game = Game.setup(RULES, hands=["JC QC QS 4S", "3C 4C 5C"], stock="QD 9H QH",
+                      melds=[[], ["5C 6C 7C 8C 9C TC"]], to_move=0)
+    actions = turn(game)
+    assert actions[-1]["type"] == "discard" and actions[-1]["card"] != "JC", actions
+
