@@ -275,6 +275,14 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
         return {"type": "take_discards"}
     side = side_of(seat)
     hand = g.hands[seat]
+    if g.pozzetto_state[side] != "available" and len(hand) <= 3:
+        # A short hand after the pozzetto: a pile that allows no legal play (a set that would
+        # leave one card without a burraco) is only a card to throw back. Two sides doing that
+        # with a six each never drew from the stock again.
+        taken = g.copy()
+        taken.apply(seat, {"type": "take_discards"})
+        if next(taken.legal_actions(seat, kinds=("lay_off", "meld")), None) is None:
+            return {"type": "draw"}
     before = hand_value(hand, g, side)
     after = hand_value(hand + pile, g, side)
     gain = after - before

@@ -103,3 +103,10 @@ def test_never_completes_their_burraco_when_another_discard_is_safe():
     actions = turn(game)
     assert actions[-1]["type"] == "discard" and actions[-1]["card"] != "JC", actions
 
+
+
+def test_a_short_hand_after_the_pozzetto_leaves_a_pile_it_cannot_use():
+    # 6C 6D + 6H would be a set that leaves 4C alone without a burraco: no legal play.
+    game = Game.setup(RULES, hands=["4C 6C 6D", "3C 5C 8S"], stock="QD QC 9S", discard="6H",
+                      melds=[["AS AD AC"], []], pozzetti=[None, None], to_move=0)
+    assert choose_action(game.view(0), "medio", random.Random(0)) == {"type": "draw"}
