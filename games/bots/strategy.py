@@ -37,14 +37,18 @@ class Params:
     pile_card_cost_building: float = -2.0
     wild_in_pile: float = 25.0
     dirty_meld_cost: float = 12.0
-    danger_lay_off: float = 18.0
-    danger_burraco: float = 40.0
+    danger_lay_off: float = 30.0
+    danger_burraco: float = 300.0
     keep_pair: float = 11.0
     keep_near1: float = 9.0
     keep_near2: float = 5.0
     shed_points: float = 0.35
     safe_rank_in_pile: float = 3.0
     race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
+    early_draws: int = 18  # the first cards drawn from the stock: no dirty 3-card meld unless racing
+    lone_wild_hand: int = 4  # after the pozzetto, a hand this short lays its wild off first
+    finish_hand: int = 6  # search the turn for the pozzetto or a close when the hand is this short
+    finish_nodes: int = 200  # positions the search may visit (the p99 decision stays a few ms)
     sequence_bonus: float = 6.0
 
 
@@ -177,6 +181,23 @@ def _rest(hand: list[Card], cards: Iterable[Card]) -> list[Card] | None:
     return rest
 
 
+def extension(hand: list[Card], meld: Meld) -> list[Card]:
+    """The hand's naturals that continue a run without a gap, below it and above it."""
+    pos = _positions([c for c in hand if not c.is_wild or c.suit == meld.suit]).get(meld.suit, {})
+    chain: list[Card] = []
+    p = meld.low - 1
+    while p >= 1 and p in pos:
+        chain.append(pos[p])
+        p -= 1
+    p = meld.high + 1
+    while p <= 14 and p in pos:
+        if pos[p] in chain:  # an ace cannot stand at both ends
+            break
+        chain.append(pos[p])
+        p += 1
+    return chain
+
+
 def play_allowed(g: Game, seat: int, rest: list[Card], burraco_after: bool) -> bool:
     """The engine's own check of what a meld or lay-off leaves in hand."""
     try:
@@ -254,6 +275,14 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
         return {"type": "take_discards"}
     side = side_of(seat)
     hand = g.hands[seat]
+    if g.pozzetto_state[side] != "available" and len(hand) <= 3:
+        # A short hand after the pozzetto: a pile that allows no legal play (a set that would
+        # leave one card without a burraco) is only a card to throw back. Two sides doing that
+        # with a six each never drew from the stock again.
+        taken = g.copy()
+        taken.apply(seat, {"type": "take_discards"})
+        if next(taken.legal_actions(seat, kinds=("lay_off", "meld")), None) is None:
+            return {"type": "draw"}
     before = hand_value(hand, g, side)
     after = hand_value(hand + pile, g, side)
     gain = after - before
@@ -266,11 +295,25 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     elif g.pozzetto_state[side] != "available":
         per_card = params.pile_card_cost_building  # pozzetto in hand, no burraco yet: cards are fuel
     gain -= per_card * len(pile)
-    gain += params.wild_in_pile * sum(1 for c in pile if c.is_wild)
+    pile_wilds = sum(1 for c in pile if c.is_wild)
+    if g.pozzetto_state[side] != "available" and len(hand) <= 3:
+        # Down to a few cards after the pozzetto a wild is no gain: it cannot close the hand
+        # (nor be left alone), it must first find a meld. Two sides passing lone wilds through
+        # the pile would never end the hand.
+        gain -= 22 * pile_wilds
+    else:
+        gain += params.wild_in_pile * pile_wilds
     return {"type": "take_discards"} if gain > params.take_pile_min_gain else {"type": "draw"}
 
 
 # ----------------------------------------------------------------------------- play
+
+
+def early(g: Game, params: Params = DEFAULT) -> bool:
+    """Still among the first `early_draws` cards of the stock (more than 45 left of the 63 dealt
+    with 2 players, 23 of 41 with 4)."""
+    initial = 108 - 11 * g.players - 22 - 1  # the deck less the hands, the pozzetti, the first discard
+    return len(g.stock) > initial - params.early_draws
 
 
 def opponent_threat(g: Game, seat: int) -> bool:
@@ -320,7 +363,9 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
             if meld.wild is None and new.wild is not None:  # a wild makes this meld dirty
                 if meld.burraco == "pulito" and not dump:
                     continue  # never spoil a clean burraco
-                if makes_burraco:
+                if pozzetto_taken and n <= params.lone_wild_hand:
+                    score = 160.0 + 3 * len(meld.cards)  # off the hand before it is the last card
+                elif makes_burraco:
                     score = 140.0
                 elif race or (wild_count >= 2 and len(meld.cards) >= 5):
                     score = 25.0 + 3 * len(meld.cards)
@@ -336,8 +381,37 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
             if len(rest) == 0 and not pozzetto_taken:
                 score += 80  # in diretta
             consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text]})
+    # Several naturals at once on the side's own run: 8-9-10 of hearts go on its 5-6-7, never
+    # beside it as a second run that can never join the first (nor be laid a card at a time,
+    # when a new meld scores higher than a single lay-off).
+    for index, meld in enumerate(table):
+        if meld.kind != "sequence":
+            continue
+        chain = extension(hand, meld)
+        if len(chain) < 2:
+            continue
+        try:
+            new = lay_off(meld, chain, ruleset)
+        except IllegalMove:
+            continue
+        rest = _rest(hand, chain)
+        if rest is None:
+            continue
+        makes_burraco = new.burraco is not None and meld.burraco is None
+        after = new.burraco is not None or any(m.burraco for i, m in enumerate(table) if i != index)
+        if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
+            continue
+        score = 50.0 + sum(c.points for c in chain) + 8 * len(chain) + 2 * len(meld.cards)
+        score += 150 if makes_burraco else 0
+        if len(rest) == 0 and not pozzetto_taken:
+            score += 80
+        consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text for c in chain]})
     allow_dirty = race or wild_count >= 2
+    # A wild spent on a 3-card meld early is a burraco lost: keep it unless racing.
+    no_dirty_three = not race and early(g, params)
     for meld in candidate_melds(hand, g, side, allow_dirty):
+        if no_dirty_three and meld.wild is not None and len(meld.cards) == 3:
+            continue
         rest = _rest(hand, meld.cards)
         if rest is None:
             continue
@@ -407,10 +481,100 @@ def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     return {"type": "discard", "card": card}
 
 
+# ----------------------------------------------------------------------------- finishing the turn
+
+
+def _finishing_plays(g: Game, seat: int) -> list[Action]:
+    """What the turn search tries: the engine's single-card lay-offs and three-card melds, the
+    naturals that extend an own run together, and the whole hand (or all of it but one card)
+    melded at once."""
+    plays = list(g.legal_actions(seat, kinds=("lay_off", "meld")))
+    hand = g.hands[seat]
+    for meld in g.table[side_of(seat)]:
+        if meld.kind == "sequence":
+            chain = extension(hand, meld)
+            if len(chain) >= 2:
+                plays.append({"type": "lay_off", "meld": meld.id, "cards": [c.text for c in chain]})
+    n = len(hand)
+    if n >= 4:
+        texts = [c.text for c in hand]
+        for group in [texts] + [texts[:i] + texts[i + 1:] for i in range(n)]:
+            if len(group) >= 4:
+                try:
+                    check_meld(group, g.ruleset)
+                except IllegalMove:
+                    continue
+                plays.append({"type": "meld", "cards": group})
+    return plays
+
+
+def _table_worth(g: Game, side: int) -> float:
+    return float(sum(m.points + m.bonus for m in g.table[side]))
+
+
+def finishing_line(g: Game, seat: int, params: Params = DEFAULT) -> list[Action] | None:
+    """A line of this turn that takes the pozzetto (before it) or closes (after it), searched
+    with the engine on copies of `g`; None when there is none within `finish_nodes` positions or
+    the hand is longer than `finish_hand`. Of the lines found, the one leaving the most on the
+    side's table. It reads only the seat's hand and its side's melds, so the line is the same
+    whatever the determinized game dealt the others.
+
+    A close is taken even when the side is behind: closing only when a guess of the others'
+    hands said it was ahead played no better (same seeds) and left two sides passing a card
+    through the pile for ever."""
+    side = side_of(seat)
+    hand = g.hands[seat]
+    if len(hand) > params.finish_hand or g.phase != "play":
+        return None
+    want_pozzetto = g.pozzetto_state[side] == "available"
+    best: tuple[float, list[Action]] | None = None
+
+    def found(after: Game, line: list[Action]) -> None:
+        nonlocal best
+        worth = _table_worth(after, side)
+        if best is None or worth > best[0]:
+            best = (worth, line)
+
+    stack: list[tuple[Game, list[Action]]] = [(g, [])]
+    seen: set[tuple[Any, ...]] = set()
+    nodes = 0
+    while stack and nodes < params.finish_nodes:
+        node, path = stack.pop()
+        key = (tuple(sorted(c.text for c in node.hands[seat])),
+               tuple(sorted(tuple(m.texts()) for m in node.table[side])))
+        if key in seen:
+            continue
+        seen.add(key)
+        nodes += 1
+        if len(node.hands[seat]) == 1:
+            for a in node.legal_actions(seat, kinds=("discard",)):
+                # The last card goes: with it the pozzetto, or after it the close.
+                if want_pozzetto or node.has_burraco(side):
+                    found(node, path + [a])
+        for a in _finishing_plays(node, seat):
+            after = node.copy()
+            try:
+                after.apply(seat, a)
+            except IllegalMove:
+                continue
+            if after.hand_over:
+                if after.closed_by == seat:
+                    found(after, path + [a])
+                continue
+            if want_pozzetto and after.pozzetto_state[side] != "available":
+                found(after, path + [a])
+                continue
+            stack.append((after, path + [a]))
+    return best[1] if best else None
+
+
 def greedy_action(g: Game, seat: int, rng: random.Random | None = None, params: Params = DEFAULT) -> Action:
     """The greedy player's next action for `seat` in `g`."""
     if g.phase == "draw":
         return draw_action(g, seat, params)
+    line = finishing_line(g, seat, params)
+    if line:
+        return line[0]
     play = best_play(g, seat, params)
     if play is not None:
         return play

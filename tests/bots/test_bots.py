@@ -165,8 +165,10 @@ def test_short_tournament_orders_the_levels():
 def test_expert_is_not_weaker_than_medio():
     """Only a guard against a broken expert: 8 hands cannot show a 60/40 edge (the 200-hand
     figure is in docs/performance.md). A fixed number of sampled worlds, not a time budget,
-    keeps this run repeatable whatever the machine's load."""
-    result = tournament.run("esperto", "medio", games=8, seed=4, worlds=4)
+    keeps this run repeatable whatever the machine's load; duplicate deals (each played twice,
+    seats swapped) keep a run of bad deals from sinking it (on seed 4 the plain 8 hands gave
+    an expert on 4 worlds 2 wins, then 1, while 80 duplicate hands give it 49 %)."""
+    result = tournament.run("esperto", "medio", games=8, seed=4, worlds=4, duplicate=True)
     assert result["wins_a"] >= 2, result
     assert result["mean_score_diff"] > -250, result
 

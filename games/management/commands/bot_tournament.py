@@ -1,7 +1,9 @@
 """`python manage.py bot_tournament --a medio --b principiante --games 200 --seed 1 --json`
 
-Computer against computer over whole hands, seats alternating; prints the tally (wins, mean
-score difference, decision times per side). The play itself is `games.bots.tournament`.
+Computer against computer over whole hands, seats alternating; prints the tally (wins with a
+95 % interval, mean score difference, decision times per side). `--duplicate` plays every deal
+twice with the seats swapped; `--audit` counts the mistakes of issue 13 per 100 hands and per
+level. The play, the audit and the report are `games.bots.tournament` and `games.bots.audit`.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from games.bots import LEVELS
-from games.bots.tournament import run
+from games.bots.tournament import report_text, run
 from games.engine import PRESETS
 
 
 class Command(BaseCommand):
-    help = "Plays computer players against each other and reports wins and decision times."
+    help = "Plays computer players against each other and reports wins, mistakes and decision times."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--a", default="medio", choices=LEVELS, help="level of side A")
@@ -30,24 +32,24 @@ class Command(BaseCommand):
         parser.add_argument("--worlds", type=int, default=None,
                             help="esperto samples exactly this many worlds per decision, ignoring "
                                  "the clock (a repeatable run)")
+        parser.add_argument("--duplicate", action="store_true",
+                            help="play every deal twice, seats swapped (--games must be even)")
+        parser.add_argument("--audit", action="store_true",
+                            help="count each mistake category per 100 hands and per level")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options) -> None:
         if options["games"] < 1:
             raise CommandError("--games must be at least 1")
+        if options["duplicate"] and options["games"] % 2:
+            raise CommandError("--duplicate plays each deal twice: --games must be even")
         if options["worlds"] is not None and options["worlds"] < 1:
             raise CommandError("--worlds must be at least 1")
         result = run(options["a"], options["b"], games=options["games"], seed=options["seed"],
                      preset=options["preset"], players=options["players"],
-                     budget_seconds=options["budget"], worlds=options["worlds"])
+                     budget_seconds=options["budget"], worlds=options["worlds"],
+                     duplicate=options["duplicate"], audit=options["audit"])
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
-        a, b = result["decision_ms_a"], result["decision_ms_b"]
-        self.stdout.write(
-            f"{result['a']} vs {result['b']}: {result['games']} hands, "
-            f"{result['wins_a']} won by A, {result['wins_b']} by B, {result['draws']} drawn; "
-            f"mean score difference {result['mean_score_diff']}\n"
-            f"decision ms A median {a['median']} p99 {a['p99']}; B median {b['median']} p99 {b['p99']}\n"
-            f"games digest {result['digest']}"
-        )
+        self.stdout.write(report_text(result))

@@ -1,0 +1,112 @@
+"""medio's fixes of issue 13, each on a position where the earlier medio went wrong (one guard
+says otherwise)."""
+
+from __future__ import annotations
+
+import random
+
+from games.bots import choose_action, tournament
+from games.engine import Game, Ruleset, full_deck
+
+RULES = Ruleset.preset("classico")
+BURRACO = "3D 4D 5D 6D 7D 8D 9D"
+POZZETTO = "AH AD 6H 6C 7D 7S 8D 8S 9D 9S TD"
+
+
+def filler(n: int, exclude: str) -> list[str]:
+    used = exclude.split()
+    out = [c.text for c in full_deck() if not c.is_wild and c.text not in used]
+    assert len(out) >= n
+    return out[:n]
+
+
+def turn(game: Game, seat: int = 0) -> list[dict]:
+    """medio plays one whole turn for `seat`; the actions it chose."""
+    seen = []
+    rng = random.Random(0)
+    while not game.hand_over and game.to_move == seat:
+        action = choose_action(game.view(seat), "medio", rng)
+        seen.append(action)
+        game.apply(seat, action)
+        if action["type"] == "discard":
+            break
+    return seen
+
+
+def test_no_dirty_three_card_meld_while_the_stock_is_long():
+    hand = "7H 7D JK 2C 4S 9D KD QC 5S JH 3C"
+    other = "3S 4H 5C"
+
+    def dirty_threes(stock: int) -> list[dict]:
+        game = Game.setup(RULES, hands=[hand, other], stock=filler(stock, hand + " " + other), to_move=0)
+        return [a for a in turn(game) if a["type"] == "meld" and len(a["cards"]) == 3
+                and {"JK", "2C"} & set(a["cards"])]
+
+    assert dirty_threes(50) == []  # 49 left after the draw: early
+    assert dirty_threes(30)  # later, with two wilds in hand, a dirty meld is fine
+
+
+def test_extends_its_own_run_instead_of_laying_a_second_one():
+    game = Game.setup(RULES, hands=["8H 9H TH 4S KD", "3C 4C 5C"], stock="QC QD 6S",
+                      melds=[["5H 6H 7H"], []], to_move=0)
+    actions = turn(game)
+    assert actions[1] == {"type": "lay_off", "meld": 1, "cards": ["8H", "9H", "TH"]}
+    assert [m.texts() for m in game.melds(0)] == [["5H", "6H", "7H", "8H", "9H", "TH"]]
+
+
+def test_no_pile_of_wilds_for_a_short_hand_after_the_pozzetto():
+    game = Game.setup(RULES, hands=["JK", "3C 4C 5C"], stock="QC QD 6S", discard="2C",
+                      melds=[["5H 6H 7H"], []], pozzetti=[None, None], to_move=0)
+    assert choose_action(game.view(0), "medio", random.Random(0)) == {"type": "draw"}
+
+
+def test_closes_with_a_dirty_meld_rather_than_laying_the_wild_off():
+    # TS TC JK melded and 6S thrown closes; the wild laid on 3H-5H (the earlier medio) does not.
+    game = Game.setup(RULES, hands=["TS TC JK", "3C 4C 5C"], stock="6S QD QC",
+                      melds=[[BURRACO, "3H 4H 5H"], []], pozzetti=[None, None], to_move=0)
+    actions = turn(game)
+    assert game.hand_over and game.closed_by == 0, actions
+    assert actions[-1] == {"type": "discard", "card": "6S"}
+
+
+def test_takes_the_pozzetto_the_turn_allows():
+    # 3H 2H 5H (the 2 standing for the 4) empties the hand: the pozzetto in diretta. The earlier
+    # medio read the 2 of hearts as a natural 2 beside the 3 and saw no meld.
+    game = Game.setup(RULES, hands=["5H 3H", "3C 4C 5C"], stock="2H QD QC",
+                      melds=[["4S 5S 6S"], []], pozzetti=[POZZETTO, None], to_move=0)
+    actions = turn(game)
+    assert game.pozzetto_state[0] == "taken"
+    assert actions[1] == {"type": "meld", "cards": ["3H", "2H", "5H"]}
+
+
+def test_the_deal_that_never_ended_ends():
+    """medio against medio passed two lone wilds through the pile for ever on this deal."""
+    hand = tournament.play_hand("medio", "medio", a_side=0, rng=random.Random(7019991498946107421))
+    assert not hand.stuck and hand.game.hand_over
+
+
+def test_a_safe_discard_rather_than_one_that_feeds_their_melds():
+    # The earlier medio kept its pairs and neighbours and threw the jack onto their set of jacks.
+    game = Game.setup(RULES, hands=["AS 7S 6S AC 7C 6C KC", "3C 4C 5C"], stock="JS QD QC",
+                      discard="4S 4S", to_move=0,
+                      melds=[[], ["AD AD AH", "JC JD JH", "KD KH KS", "3H 4H 5H 6H 7H"]])
+    actions = turn(game)
+    assert actions[-1]["type"] == "discard"
+    assert actions[-1]["card"] in ("7S", "6S", "7C", "6C"), actions
+
+
+def test_never_completes_their_burraco_when_another_discard_is_safe():
+    """A guard (the earlier medio got this one right too): completing their burraco now costs
+    more than any card is worth keeping."""
+    game = Game.setup(RULES, hands=["JC QC QS 4S", "3C 4C 5C"], stock="QD 9H QH",
+                      melds=[[], ["5C 6C 7C 8C 9C TC"]], to_move=0)
+    actions = turn(game)
+    assert actions[-1]["type"] == "discard" and actions[-1]["card"] != "JC", actions
+
+
+
+def test_a_short_hand_after_the_pozzetto_leaves_a_pile_it_cannot_use():
+    # 6C 6D + 6H would be a set that leaves 4C alone without a burraco: no legal play.
+    game = Game.setup(RULES, hands=["4C 6C 6D", "3C 5C 8S"], stock="QD QC 9S", discard="6H",
+                      melds=[["AS AD AC"], []], pozzetti=[None, None], to_move=0)
+    assert choose_action(game.view(0), "medio", random.Random(0)) == {"type": "draw"}
