@@ -114,6 +114,28 @@ class SocketConsumer(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
+    async def _parse(self, text_data: str | None) -> dict[str, Any] | None:
+        """The client's frame as a dict with a string `type`, or None after answering `_bad`
+        (no text, over MAX_FRAME_BYTES, not JSON, not an object with a type)."""
+        if text_data is None:
+            await self._bad("bad_frame")
+            return None
+        if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode()) > MAX_FRAME_BYTES:
+            await self._bad("too_large")
+            return None
+        try:
+            frame = json.loads(text_data)
+        except ValueError:
+            await self._bad("bad_json")
+            return None
+        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+            await self._bad("bad_frame")
+            return None
+        return frame
+
+    async def _bad(self, code: str, ref=None) -> None:
+        raise NotImplementedError
+
 
 class Heartbeats:
     """One heartbeat for all the table sockets of this process: every HEARTBEAT_SECONDS a
@@ -269,19 +291,8 @@ class TableConsumer(SocketConsumer):
     # ------------------------------------------------------------------ from the client
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data is None:
-            await self._bad("bad_frame")
-            return
-        if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode()) > MAX_FRAME_BYTES:
-            await self._bad("too_large")
-            return
-        try:
-            frame = json.loads(text_data)
-        except ValueError:
-            await self._bad("bad_json")
-            return
-        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-            await self._bad("bad_frame")
+        frame = await self._parse(text_data)
+        if frame is None:
             return
         kind = frame["type"]
         ref = frame.get("ref") if isinstance(frame.get("ref"), (str, int)) else None
@@ -548,16 +559,8 @@ class LobbyConsumer(SocketConsumer):
                 log.warning("lobby: the queue did not hear that %s left", self.user_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data is None or len(text_data) > MAX_FRAME_BYTES:
-            await self._bad("bad_frame" if text_data is None else "too_large")
-            return
-        try:
-            frame = json.loads(text_data)
-        except ValueError:
-            await self._bad("bad_json")
-            return
-        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-            await self._bad("bad_frame")
+        frame = await self._parse(text_data)
+        if frame is None:
             return
         ref = frame.get("ref") if isinstance(frame.get("ref"), (str, int)) else None
         if frame["type"] == "ping":

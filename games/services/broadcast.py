@@ -89,16 +89,24 @@ async def deliver_async(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    batch = list(messages)
+    try:
+        await _send_batch(layer, list(messages))
+    except Exception:  # noqa: BLE001 - see deliver
+        log.warning("could not deliver frames: the channel layer is unreachable", exc_info=True)
+
+
+async def _send_batch(layer, batch: list[tuple[str, dict[str, Any]]]) -> None:
+    """Publish a batch (pipelined where the layer allows, else one group_send each), trying
+    ATTEMPTS times; the last failure is raised to the caller, which logs it."""
     for attempt in range(ATTEMPTS):
         try:
             if not await _publish_pipelined(layer, batch):
                 for group, frame in batch:
                     await layer.group_send(group, layer_message(frame))
             return
-        except Exception:  # noqa: BLE001 - see deliver
+        except Exception:  # noqa: BLE001 - see ATTEMPTS
             if attempt + 1 == ATTEMPTS:
-                log.warning("could not deliver frames: the channel layer is unreachable", exc_info=True)
+                raise
 
 
 async def _publish_pipelined(layer, batch: list[tuple[str, dict[str, Any]]]) -> bool:
@@ -212,15 +220,7 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
         return
 
     async def send_all() -> None:
-        for attempt in range(ATTEMPTS):
-            try:
-                if not await _publish_pipelined(layer, batch):
-                    for group, frame in batch:
-                        await layer.group_send(group, layer_message(frame))
-                return
-            except Exception:  # noqa: BLE001 - see ATTEMPTS
-                if attempt + 1 == ATTEMPTS:
-                    raise
+        await _send_batch(layer, batch)
 
     try:
         _run_sync(send_all)
