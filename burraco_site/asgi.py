@@ -14,9 +14,12 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from burraco_site import gcwatch  # noqa: E402
 from burraco_site.origin import SameOriginValidator  # noqa: E402
 from burraco_site.wsauth import SessionKeyMiddleware  # noqa: E402  (needs Django set up first)
 from games.routing import websocket_urlpatterns  # noqa: E402
+
+gcwatch.watch()
 
 application = ProtocolTypeRouter(
     {

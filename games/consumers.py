@@ -448,7 +448,11 @@ class EchoConsumer(SocketConsumer):
 
     async def connect(self) -> None:
         await self.accept()
-        _session, user = await authenticate(self.scope)
+        try:
+            _session, user = await authenticate(self.scope)
+        except Exception:  # noqa: BLE001 - Busy, or the database is down: as the table socket does
+            await self.close(code=1013)  # try again later
+            return
         if not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return

@@ -19,6 +19,7 @@ of that version.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import random
@@ -30,6 +31,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from burraco_site.gcwatch import Pauses
+
 WILDS = {"JK"}
 
 
@@ -39,6 +42,20 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
     return ordered[index]
+
+
+def slowest_seconds(sent_at: Sequence[float], rtt_ms: Sequence[float], top: int = 5) -> list[dict[str, Any]]:
+    """The `top` seconds of the window whose actions waited longest (second counted from the first
+    send): whether the tail is a few stalls or a queue that never drains."""
+    if not sent_at:
+        return []
+    start = min(sent_at)
+    worst: dict[int, list[float]] = {}
+    for at, rtt in zip(sent_at, rtt_ms, strict=True):
+        worst.setdefault(int(at - start), []).append(rtt)
+    ranked = sorted(worst.items(), key=lambda item: -max(item[1]))[:top]
+    return [{"second": sec, "actions": len(v), "max_ms": round(max(v), 1), "median_ms": round(statistics.median(v), 1)}
+            for sec, v in ranked]
 
 
 def latency_summary(values_ms: Sequence[float]) -> dict[str, float | None]:
@@ -141,6 +158,7 @@ class Totals:
     sent: int = 0
     confirmed: int = 0
     rtt_ms: list[float] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)  # perf_counter at each rtt_ms's send
     errors: Counter = field(default_factory=Counter)
     gaps: int = 0
     duplicates: int = 0
@@ -226,6 +244,7 @@ class PlayerSocket:
             if pending is not None:
                 sent_at, future = pending
                 self.totals.rtt_ms.append((time.perf_counter() - sent_at) * 1000)
+                self.totals.sent_at.append(sent_at)
                 self.totals.confirmed += 1
                 if not future.done():
                     future.set_result(True)
@@ -330,6 +349,19 @@ async def _connect_all(sockets: list[PlayerSocket], spread: float, timeout: floa
     return time.monotonic() - start
 
 
+async def _settle(measure: Callable[[], dict[str, float]], most: float = 30.0) -> None:
+    """Wait until the Daphne processes are idle again (thousands of closing sockets each update
+    their presence), so the next phase does not start against their backlog."""
+    until = time.monotonic() + most
+    before = measure().get("daphne", 0.0)
+    while time.monotonic() < until:
+        await asyncio.sleep(0.5)
+        now = measure().get("daphne", 0.0)
+        if now - before < 0.05:  # under 10 % of a core over the last half second
+            return
+        before = now
+
+
 async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: float, seconds: float,
                    connect_seconds: float, measure: Callable[[], dict[str, float]],
                    seed: int = 1, before_play: Callable[[], None] | None = None) -> dict[str, Any]:
@@ -353,6 +385,13 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
     rng = random.Random(seed)
     lag = LoopLag()
     lag.start()
+    # The generator holds thousands of sockets: its own collections would stop its loop and
+    # count as the server's latency. Collect and freeze what exists, and pause the collector
+    # for the window (memory is plenty for a minute); `gc` in the report shows what remained.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    gc_pauses = Pauses().start()
     cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
     until = time.monotonic() + seconds
     await asyncio.gather(*(_play_table(socks, pace, until, random.Random(rng.random()))
@@ -361,7 +400,11 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
     await asyncio.sleep(1.0)
     cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
     loop_lag = await lag.stop()
+    gc_report = gc_pauses.stop()
+    gc.enable()
+    gc.unfreeze()
     await asyncio.gather(*(s.close() for s in flat))
+    await _settle(measure)
     cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
     return {
         "tables": len(tables),
@@ -375,6 +418,7 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
         "actions_per_second": round(totals.confirmed / wall, 2) if wall else None,
         "unanswered": totals.unanswered,
         "round_trip": latency_summary(totals.rtt_ms),
+        "slowest_seconds": slowest_seconds(totals.sent_at, totals.rtt_ms),
         "error_frames": dict(totals.errors),
         "version_gaps": totals.gaps,
         "duplicates": totals.duplicates,
@@ -386,7 +430,7 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
         "cpu_ms_per_action": {role: round(1000 * v / totals.confirmed, 3) if totals.confirmed else None
                               for role, v in cpu.items()},
         "generator": {"cpu_seconds": round(own, 2), "cpu_share_of_one_core": round(own / wall, 3) if wall else None,
-                      "loop_lag": loop_lag},
+                      "loop_lag": loop_lag, "gc": gc_report},
     }
 
 
@@ -418,7 +462,7 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
     conns = await asyncio.gather(*(open_one(i) for i in range(2 * tables)))
     pairs = [(conns[2 * i], conns[2 * i + 1]) for i in range(tables) if conns[2 * i] and conns[2 * i + 1]]
     rtts: list[float] = []
-    counts = {"sent": 0, "received": 0}
+    counts = {"sent": 0, "received": 0, "closed_by_server": 0}
     pad = max(0, frame_bytes - 20)
 
     async def drive(pair, rng: random.Random, until: float) -> None:
@@ -431,16 +475,22 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
             turn += 1
             start = time.perf_counter()
             counts["sent"] += 1
-            await ws.send(json.dumps({"type": "echo", "pad": pad}))
             try:
+                await ws.send(json.dumps({"type": "echo", "pad": pad}))
                 await asyncio.wait_for(ws.recv(), 10)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - counted as sent and not received
+                if ws.close_code is not None:
+                    counts["closed_by_server"] += 1
+                    return
                 continue
             counts["received"] += 1
             rtts.append((time.perf_counter() - start) * 1000)
 
     lag = LoopLag()
     lag.start()
+    gc.collect()  # as in run_load: the generator's collector paused for the window
+    gc.freeze()
+    gc.disable()
     cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
     until = time.monotonic() + seconds
     rng = random.Random(7)
@@ -448,6 +498,8 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
     await asyncio.sleep(1.0)
     cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
     loop_lag = await lag.stop()
+    gc.enable()
+    gc.unfreeze()
     await asyncio.gather(*(ws.close() for ws in conns if ws), return_exceptions=True)
     cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
     # An echo touches Daphne, Redis (and nginx when it is in front) only; what the other roles
@@ -460,6 +512,7 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
         "dropped_handshakes": dropped,
         "messages_sent": counts["sent"],
         "messages_received": received,
+        "closed_by_server": counts["closed_by_server"],
         "messages_per_second": round(received / wall, 2) if wall else None,
         "frame_bytes": frame_bytes,
         "round_trip": latency_summary(rtts),
