@@ -34,3 +34,5 @@ if settings.CELERY_EMBEDDED_WORKER and os.environ.get("BURRACO_NO_EMBEDDED_WORKE
     from burraco_site.celery import start_embedded_worker
 
     start_embedded_worker()
+
+gcwatch.freeze_startup_objects()

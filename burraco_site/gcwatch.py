@@ -39,6 +39,16 @@ class Pauses:
                             "total_ms": round(sum(v), 1)} for g, v in self.ms.items()}
 
 
+def freeze_startup_objects() -> None:
+    """Move everything made while the process started (Django, the apps, the libraries: most of
+    the objects it will ever hold) out of the collector's sight. A full collection then walks
+    only what the sockets made since, so with a thousand sockets open it stops the event loop
+    for a fraction of the time. Nothing frozen is garbage: modules, classes, settings."""
+    if os.environ.get("GC_FREEZE", "1") == "1":
+        gc.collect()
+        gc.freeze()
+
+
 def watch() -> None:
     if os.environ.get("BURRACO_GC_LOG") != "1":
         return
