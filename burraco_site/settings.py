@@ -99,8 +99,15 @@ if DATABASE_URL:
         # Under ASGI every request may run on another thread: a pool, not persistent
         # connections (CONN_MAX_AGE must stay 0 with it).
         # Parameters travel apart from the query text (no quoting of the game state into SQL),
-        # and the statements the play path repeats are prepared once per connection.
-        DATABASES["default"]["OPTIONS"] = DATABASES["default"].get("OPTIONS", {}) | {"server_side_binding": True}
+        # and a statement run DB_PREPARE_THRESHOLD times on a pooled connection is prepared
+        # there, so PostgreSQL stops parsing and planning the play path's read and write on every
+        # action (Django's default, None, never prepares; "none" restores it, for a pooler in
+        # transaction mode).
+        threshold = os.environ.get("DB_PREPARE_THRESHOLD", "2")
+        DATABASES["default"]["OPTIONS"] = DATABASES["default"].get("OPTIONS", {}) | {
+            "server_side_binding": True,
+            "prepare_threshold": None if threshold.lower() == "none" else int(threshold),
+        }
         from burraco_site.dbpool import check_pooled, keep_trying
 
         DATABASES["default"]["OPTIONS"]["pool"] = {
