@@ -110,6 +110,8 @@ const queueForm = document.getElementById("queue-form");
 const sounds = new Sounds(`burraco:sound:${me}`);
 let queue = { status: "idle" };
 let queueTimer = null;
+// For the browser tests: the sounds asked for (`played`) and the queue state.
+window.burracoLobby = { sounds, queue: () => queue };
 
 function queueNode(id) {
   return document.getElementById(id);
