@@ -17,6 +17,13 @@ Daphne or worker restart and any process may serve any person in it:
   sides' ratings are as even as can be. A matched group gets a rated public table through the
   table services (create, sit; the last seat starts the game) and each person a `matched`
   frame on their lobby sockets (`lobby.user.<id>`);
+- reliability (games/selectors/reliability.py, stored on the entry at join): for their first
+  RELIABILITY_MIX_SECONDS reliable people are grouped only with reliable ones and unreliable with
+  unreliable; later they may meet, but one's own kind within the window still comes first;
+- pairs queued together: an entry may name a partner; once the partner's entry names it back the
+  two are one unit (rated at their mean) matched against another ready pair or two singles, and
+  seated as partners (`table_groups`); a pair leaves the queue together, and an invitation not
+  answered within PAIR_INVITE_SECONDS lapses;
 - who opted in and waited `QUEUE_COMPUTER_AFTER_SECONDS` without a match gets an unrated table
   against the computer (medio) instead;
 - a person's lobby sockets keep their entry alive (`heartbeat`, every `QUEUE_HEARTBEAT_SECONDS`
