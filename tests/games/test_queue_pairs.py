@@ -6,13 +6,26 @@ and Redis), as in test_matchmaking."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.conf import settings
 
 from games.models import QueueEntry, Table
-from tests.games.helpers import started_table
-from tests.games.test_matchmaking import app, lobby, people, queue_rows, receive, receive_type, seated  # noqa: F401
+from games.services import clock, matchmaking
+from games.services.matchmaking import PAIR_INVITE_SECONDS
+from tests.games.helpers import make_user, started_table
+from tests.games.test_matchmaking import (  # noqa: F401 - app is a fixture
+    app,
+    lobby,
+    needs_postgres_and_redis,
+    people,
+    queue_rows,
+    receive,
+    receive_type,
+    seated,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -152,3 +165,33 @@ async def test_bad_pairs_are_refused_clearly_and_change_nothing(app):  # noqa: F
     assert not await database_sync_to_async(QueueEntry.objects.filter(partner__isnull=False).exists)()
     for sock in (a, c, d):
         await sock.disconnect()
+
+
+# ----------------------------------------------------------------------------- the matcher's side
+
+
+def test_an_unanswered_invitation_lapses_and_a_pair_whose_page_closed_leaves_together():
+    needs_postgres_and_redis()
+    anna, bruno, carla, dario = (make_user(n) for n in ("anna", "bruno", "carla", "dario"))
+    t0 = clock.now()
+    matchmaking.join_queue(user=anna, mode="4p", preset="classico", partner="bruno", now=t0, match_now=False)
+    # Carla and Dario queue alone: with Anna's invitation unanswered there is no table of four.
+    for user in (carla, dario):
+        matchmaking.join_queue(user=user, mode="4p", preset="classico", now=t0, match_now=False)
+    later = t0 + timedelta(seconds=PAIR_INVITE_SECONDS)
+    matchmaking.heartbeat([anna.pk, carla.pk, dario.pk], later)
+    assert matchmaking.run_matcher(t0 + timedelta(seconds=PAIR_INVITE_SECONDS - 1))["tables"] == 0
+    done = matchmaking.run_matcher(later)
+    assert done["dropped"] == 1 and done["tables"] == 0
+    assert sorted(QueueEntry.objects.values_list("user__username", flat=True)) == ["carla", "dario"]
+
+    # A ready pair: Bruno's page closes past the grace, so Anna's entry goes with his.
+    t1 = clock.now()
+    matchmaking.join_queue(user=anna, mode="4p", preset="classico", partner="bruno", now=t1, match_now=False)
+    matchmaking.join_queue(user=bruno, mode="4p", preset="classico", partner="anna", now=t1, match_now=False)
+    matchmaking.socket_closed(bruno.pk, t1)
+    gone = t1 + timedelta(seconds=settings.QUEUE_LEAVE_GRACE_SECONDS + 1)
+    matchmaking.heartbeat([anna.pk, carla.pk, dario.pk], gone)
+    done = matchmaking.run_matcher(gone)
+    assert done["dropped"] == 2 and done["tables"] == 0  # Bruno, and Anna with him
+    assert sorted(QueueEntry.objects.values_list("user__username", flat=True)) == ["carla", "dario"]
