@@ -177,6 +177,14 @@ def _join(user, mode: str, preset: str, computer_after: bool, mate, now: datetim
                              queue_selectors.waiting_frame(invited_by, now, seconds, partner_ready=True)))
         elif mate is not None:  # an invitation: the partner's lobby page offers it
             messages.append((broadcast.user_group(mate.pk), queue_selectors.pair_invite_frame(entry, "pending")))
+        # Who else invited this person to a pair hears no: they now search otherwise.
+        others = QueueEntry.objects.filter(partner=user, status=QueueEntry.Status.WAITING)
+        if invited_by is not None:
+            others = others.exclude(pk=invited_by.pk)
+        for other in others.select_related("user"):
+            messages.append((broadcast.user_group(other.user_id), queue_selectors.idle_frame("partner_declined")))
+            messages.append((broadcast.user_group(user.pk), queue_selectors.pair_invite_frame(other, "declined")))
+            other.delete()
         _deliver_after_commit(messages)
     return entry
 

@@ -195,3 +195,14 @@ def test_an_unanswered_invitation_lapses_and_a_pair_whose_page_closed_leaves_tog
     done = matchmaking.run_matcher(gone)
     assert done["dropped"] == 2 and done["tables"] == 0  # Bruno, and Anna with him
     assert sorted(QueueEntry.objects.values_list("user__username", flat=True)) == ["carla", "dario"]
+
+
+def test_joining_otherwise_says_no_to_the_other_invitations():
+    needs_postgres_and_redis()
+    anna, bruno, carla = (make_user(n) for n in ("anna", "bruno", "carla"))
+    t0 = clock.now()
+    matchmaking.join_queue(user=anna, mode="4p", preset="classico", partner="carla", now=t0, match_now=False)
+    matchmaking.join_queue(user=bruno, mode="4p", preset="classico", partner="carla", now=t0, match_now=False)
+    matchmaking.join_queue(user=carla, mode="4p", preset="classico", partner="anna", now=t0, match_now=False)
+    rows = dict(QueueEntry.objects.values_list("user__username", "partner__username"))
+    assert rows == {"anna": "carla", "carla": "anna"}  # Bruno's invitation went: Carla chose Anna
