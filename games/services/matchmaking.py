@@ -55,7 +55,7 @@ from ..engine import PRESETS, Ruleset
 from ..models import BotLevel, QueueEntry
 from ..selectors import matchmaking as queue_selectors
 from ..selectors.matchmaking import MODE_PLAYERS, rating_window
-from ..selectors.reliability import reliability as reliability_of
+from ..selectors.reliability import RELIABLE_SHARE, seats_summary
 from . import broadcast, clock
 from .tables import (
     TableError,
@@ -152,7 +152,7 @@ def _join(user, mode: str, preset: str, computer_after: bool, mate, now: datetim
             raise TableError("already_matched", _(
                 "Hai già una partita in corso al tavolo %(n)s, trovata dalla coda: finiscila prima di "
                 "cercarne un'altra.") % {"n": table_id})
-        playing = queue_selectors.table_in_play(user)
+        reliability, playing = seats_summary(user)
         if playing is not None:
             raise TableError("playing_elsewhere", _(
                 "Stai giocando al tavolo %(n)s: finisci o abbandona quella partita prima di cercarne "
@@ -164,7 +164,7 @@ def _join(user, mode: str, preset: str, computer_after: bool, mate, now: datetim
             with transaction.atomic():
                 entry = QueueEntry.objects.create(
                     user=user, mode=mode, preset=preset, rating=queue_selectors.rating_of(user, mode),
-                    reliability=reliability_of(user).queue_value(), computer_after=computer_after,
+                    reliability=reliability.queue_value(), computer_after=computer_after,
                     partner=mate, joined_at=now, seen_at=now,
                 )
         except IntegrityError:  # the same person queued from another tab at the same instant
@@ -378,8 +378,6 @@ def fits(gap: float, a: Waiting, b: Waiting) -> bool:
 
 
 def is_reliable(reliability: float | None) -> bool:
-    from ..selectors.reliability import RELIABLE_SHARE
-
     return reliability is None or reliability >= RELIABLE_SHARE
 
 
