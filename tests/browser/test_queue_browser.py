@@ -10,6 +10,7 @@ import re
 import pytest
 
 from games.models import Challenge, QueueEntry, Table
+from games.services import matchmaking
 from games.services.play import abandon_match
 from tests.factories import make_user
 from tests.games.helpers import started_table
@@ -169,6 +170,23 @@ def test_a_pair_forms_in_the_lobby(live_site, browser, screenshot_dir):
         page_a.locator("#queue-notice", has_text="Il tuo compagno ha lasciato la ricerca").wait_for()
         assert page_a.locator("#queue-form").is_visible() and QueueEntry.objects.count() == 0
         shoot(page_a, screenshot_dir, "pair-left-1280")
+
+        # They pair up again, and two people who queue alone make the table with them.
+        queue_up(page_a, "4p", "classico", partner=bruno.username)
+        page_b.locator("#pair-invite").wait_for()
+        page_b.click("#pair-accept")
+        page_a.locator("#queue-detail", has_text=f"In coppia con {bruno.username}.").wait_for()
+        carla, dario = make_user("carla_p"), make_user("dario_p")
+        for single in (carla, dario):
+            matchmaking.join_queue(user=single, mode="4p", preset="classico")
+        table = QueueEntry.objects.get(user=anna).table
+        for page in (page_a, page_b):
+            page.wait_for_url(f"**/tavolo/{table.pk}/?trovata=1")
+            wait_version(page, 0)
+        seats = [s.user_id for s in table.seats.order_by("position")]
+        assert seats[0::2] == [anna.pk, bruno.pk] and set(seats[1::2]) == {carla.pk, dario.pk}
+        shoot(page_a, screenshot_dir, "pair-table-1280")
+        page_b.screenshot(path=str(screenshot_dir / "pair-table-390.png"))
         assert page_a.js_errors == [] and page_b.js_errors == []
     finally:
         ctx_a.close()
