@@ -1,6 +1,7 @@
 """Reliability: the share of a player's matches they finished themselves.
 
-What counts (the profile says it in words, games/templates history_profile.html):
+What counts (the profile and the rules page say it in words: templates/games/history_profile.html,
+templates/rules/rules.html):
 
 - the matches counted are the **finished** matches (`Game.finished`) the player sat in with at
   least one other person at the table (leaving a table of computers lets nobody down). Matches
