@@ -538,8 +538,8 @@ class LobbyConsumer(SocketConsumer):
         if self.user_id is not None:
             QueueHeartbeats.add(self)
             # Read after joining the person's group: a match made meanwhile is heard either way.
-            state = await run_db(matchmaking.socket_opened)(self.scope["user"])
-            await self._send(state)
+            for frame in await run_db(matchmaking.socket_opened_frames)(self.scope["user"]):
+                await self._send(frame)
 
     def _open(self, session_key: str | None) -> dict[str, Any]:
         """On the thread pool, in one call: who this is, and the public list."""
@@ -570,7 +570,7 @@ class LobbyConsumer(SocketConsumer):
         if frame["type"] == "ping":
             await self.send(text_data='{"type":"pong"}')
             return
-        handler = {"queue_join": self._on_join, "queue_leave": self._on_leave,
+        handler = {"queue_join": self._on_join, "queue_leave": self._on_leave, "pair_decline": self._on_pair_decline,
                    "challenge_accept": self._on_challenge, "challenge_decline": self._on_challenge,
                    "challenge_cancel": self._on_challenge}.get(frame["type"])
         if handler is None:
@@ -594,10 +594,14 @@ class LobbyConsumer(SocketConsumer):
         """The service answers on the person's group: a `queue` frame (waiting), then `matched`."""
         await run_db(matchmaking.join_queue)(user=self.scope["user"], mode=frame.get("mode"),
                                              preset=frame.get("preset"),
-                                             computer_after=frame.get("computer_after", False))
+                                             computer_after=frame.get("computer_after", False),
+                                             partner=frame.get("partner"))
 
     async def _on_leave(self, frame: dict[str, Any], ref) -> None:
         await run_db(matchmaking.leave_queue)(user=self.scope["user"])
+
+    async def _on_pair_decline(self, frame: dict[str, Any], ref) -> None:
+        await run_db(matchmaking.decline_pair)(user=self.scope["user"], username=frame.get("from"))
 
     async def _on_challenge(self, frame: dict[str, Any], ref) -> None:
         """Answer an invitation (or take one's own back): both people hear it on their groups

@@ -272,6 +272,14 @@ class QueueEntry(models.Model):
     preset = models.CharField(max_length=20)
     rating = models.FloatField()  # the person's rating in `mode` when they joined
     computer_after = models.BooleanField(default=False)  # opted in: the computer if nobody comes
+    # The person's reliability when they joined (games/selectors/reliability.py): the share of
+    # their matches they finished, or None with too few matches to judge.
+    reliability = models.FloatField(null=True, blank=True)
+    # Pairs queued together: each of the two names the other. An entry whose partner has not
+    # (yet) named it back is an invitation and is not matched; once both name each other the
+    # pair is matched as one side, against another pair or two singles.
+    partner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="+")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
     joined_at = models.DateTimeField()
     seen_at = models.DateTimeField()

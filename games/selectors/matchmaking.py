@@ -7,11 +7,11 @@ import math
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext as _
 
 from ..engine import PRESET_PLAYERS, PRESETS
-from ..models import PlayerRating, QueueEntry, RatingMode, Table
+from ..models import PlayerRating, QueueEntry, RatingMode, Seat, Table
 from .rules import preset_label
 
 # The queues: one per mode (the rating modes: "2p" one against one, "4p" pairs) and preset.
@@ -66,9 +66,19 @@ WINDOW_GROWTH = 10.0  # rating points per second waited
 WINDOW_ANYONE_SECONDS = 30.0
 
 
-def waiting_frame(entry: QueueEntry, now: datetime, computer_after_seconds: float) -> dict[str, Any]:
+def waiting_frame(entry: QueueEntry, now: datetime, computer_after_seconds: float,
+                  partner_ready: bool | None = None) -> dict[str, Any]:
+    """Where a waiting person stands. `partner` is the player they queue with as a pair (or
+    None), `partner_ready` whether that player has named them back (until then the entry is an
+    invitation and is not matched); read from the database when not given."""
     waited = max(0.0, (now - entry.joined_at).total_seconds())
     window = rating_window(waited)
+    partner = None
+    if entry.partner_id is not None:
+        partner = entry.partner.username
+        if partner_ready is None:
+            partner_ready = QueueEntry.objects.filter(user_id=entry.partner_id, partner_id=entry.user_id,
+                                                      status=QueueEntry.Status.WAITING).exists()
     return {
         "type": "queue",
         "status": "waiting",
@@ -78,12 +88,46 @@ def waiting_frame(entry: QueueEntry, now: datetime, computer_after_seconds: floa
         "window": None if math.isinf(window) else int(window),
         "computer_after": entry.computer_after,
         "computer_in": max(0, math.ceil(computer_after_seconds - waited)) if entry.computer_after else None,
+        "partner": partner,
+        "partner_ready": bool(partner_ready) if partner is not None else None,
     }
+
+
+def pair_invite_frame(entry: QueueEntry, status: str) -> dict[str, Any]:
+    """To the player `entry` names as partner: `pending` (their lobby page offers to queue with
+    `from` as a pair), `cancelled` (the inviter stopped searching, or the invitation lapsed) or
+    `declined` (their own answer, for their other tabs)."""
+    return {
+        "type": "pair_invite",
+        "status": status,
+        "from": entry.user.username,
+        "to": entry.partner.username,
+        "mode": entry.mode,
+        "preset": entry.preset,
+        "preset_label": str(preset_label(entry.preset)),
+    }
+
+
+def pair_invitations(user) -> list[QueueEntry]:
+    """The pair invitations waiting for this person's answer: entries naming them as partner
+    that they have not named back (one query)."""
+    if not user.is_authenticated:
+        return []
+    answered = QueueEntry.objects.filter(user=user, partner_id=OuterRef("user_id"), status=QueueEntry.Status.WAITING)
+    return list(QueueEntry.objects.filter(partner=user, status=QueueEntry.Status.WAITING)
+                .exclude(Exists(answered)).select_related("user", "partner").order_by("-joined_at"))
+
+
+def table_in_play(user) -> int | None:
+    """The table this person sits at whose match is in play, if any (one query)."""
+    return (Seat.objects.filter(user=user, table__status=Table.Status.PLAYING)
+            .order_by("-table_id").values_list("table_id", flat=True).first())
 
 
 def idle_frame(reason: str = "cancelled") -> dict[str, Any]:
     """Not (or no longer) in any queue: `cancelled` (the person's own choice), `left` (their
-    lobby page closed past the grace)."""
+    lobby page closed past the grace); for a pair, `partner_left` (the partner cancelled or left),
+    `partner_declined` (the invited partner said no), `partner_timeout` (nor answered in time)."""
     return {"type": "queue", "status": "idle", "reason": reason}
 
 
@@ -127,7 +171,7 @@ def current_match(user) -> QueueEntry | None:
 def state_frame(user, now: datetime, computer_after_seconds: float) -> dict[str, Any]:
     """What a lobby socket that just opened is told about its person's queue: still waiting, just
     matched (within RETELL_SECONDS), or idle."""
-    entry = QueueEntry.objects.filter(user=user, status=QueueEntry.Status.WAITING).first()
+    entry = QueueEntry.objects.filter(user=user, status=QueueEntry.Status.WAITING).select_related("partner").first()
     if entry is not None:
         return waiting_frame(entry, now, computer_after_seconds)
     match = current_match(user)

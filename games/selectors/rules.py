@@ -249,4 +249,13 @@ def rules_context() -> dict[str, Any]:
         "meld_examples": meld_examples(),
         "burraco": burraco_examples(),
         "scoring": scoring_example(),
+        "reliability": reliability_rule(),
     }
+
+
+def reliability_rule() -> dict[str, int]:
+    """The figures of the queue's preference for reliable players, as the matcher uses them."""
+    from ..services.matchmaking import RELIABILITY_MIX_SECONDS
+    from .reliability import MIN_MATCHES, RELIABLE_SHARE
+
+    return {"min_matches": MIN_MATCHES, "percent": round(RELIABLE_SHARE * 100), "seconds": int(RELIABILITY_MIX_SECONDS)}

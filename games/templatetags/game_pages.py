@@ -90,6 +90,7 @@ def player_profile_extra(context, player) -> dict:
     """The profile's ratings (both modes, rank, record, chart) and the player's latest games."""
     from games.selectors.history import player_recent_games
     from games.selectors.ratings import profile_ratings, rating_chart
+    from games.selectors.reliability import reliability
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
@@ -98,6 +99,7 @@ def player_profile_extra(context, player) -> dict:
         "player": player,
         "summaries": summaries,
         "chart": rating_chart(summaries),
+        "reliability": reliability(player),
         "recent": player_recent_games(player, viewer=viewer),
         "request": request,
     }

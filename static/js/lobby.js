@@ -4,7 +4,7 @@
 
 import { el, fmt, readJSON } from "./lib/dom.js";
 import { LiveSocket } from "./lib/socket.js";
-import { allowed, describeWaiting, nextState, tableAddress } from "./queue.js";
+import { allowed, describeWaiting, nextState, pairEnded, tableAddress } from "./queue.js";
 import { Sounds } from "./table/sound.js";
 import { checkStarted } from "./waiting.js";
 
@@ -91,6 +91,8 @@ const socket = new LiveSocket(root.dataset.wsPath, {
       challengeFrame(frame);
     } else if (frame.type === "error" && frame.ref === "challenge") {
       challengeNotice(frame.message);
+    } else if (frame.type === "pair_invite") {
+      pairInviteFrame(frame);
     } else if (frame.type === "queue" || frame.type === "matched" || frame.type === "error") {
       queueFrame(frame);
     }
@@ -108,6 +110,8 @@ const queueForm = document.getElementById("queue-form");
 const sounds = new Sounds(`burraco:sound:${me}`);
 let queue = { status: "idle" };
 let queueTimer = null;
+// For the browser tests: the sounds asked for (`played`) and the queue state.
+window.burracoLobby = { sounds, queue: () => queue };
 
 function queueNode(id) {
   return document.getElementById(id);
@@ -164,13 +168,38 @@ function queueFrame(frame) {
     queueNotice("");
   } else if (queue.status === "idle" && queue.reason === "left") {
     queueNotice(L.queueLeft);
+  } else if (queue.status === "idle" && pairEnded(queue.reason, L)) {
+    queueNotice(pairEnded(queue.reason, L));
   }
+  if (queue.status !== "idle") showPairInvite(null); // searching already: an invitation is moot
   drawQueue();
+}
+
+// An invitation to queue as a pair (the latest one shown): accepting queues with its sender.
+let pairInvite = null;
+
+function showPairInvite(invite) {
+  pairInvite = invite;
+  const box = queueNode("pair-invite");
+  if (!box) return;
+  box.hidden = !invite;
+  if (invite) queueNode("pair-invite-text").textContent = fmt(L.pairInvite, { name: invite.from, preset: invite.preset_label });
+}
+
+function pairInviteFrame(frame) {
+  if (frame.to !== me) return;
+  if (frame.status === "pending") {
+    showPairInvite(frame);
+    sounds.play("matched");
+  } else if (pairInvite && pairInvite.from === frame.from) {
+    showPairInvite(null);
+  }
 }
 
 /** Pairs are played only with the presets for four: the others are greyed out. */
 function applyMode() {
   const mode = queueForm.elements.namedItem("mode").value;
+  queueNode("queue-partner-field").hidden = mode !== "4p";
   const preset = queueForm.elements.namedItem("preset");
   let switched = false;
   for (const option of preset.options) {
@@ -196,9 +225,21 @@ if (queueForm) {
       mode: queueForm.elements.namedItem("mode").value,
       preset: queueForm.elements.namedItem("preset").value,
       computer_after: queueForm.elements.namedItem("computer_after").checked,
+      partner: queueForm.elements.namedItem("mode").value === "4p" ? queueForm.elements.namedItem("partner").value.trim() : "",
     });
   });
   queueNode("queue-cancel").addEventListener("click", () => socket.send({ type: "queue_leave" }));
+  queueNode("pair-accept").addEventListener("click", () => {
+    if (!pairInvite) return;
+    sounds.unlock();
+    queueNotice("");
+    socket.send({ type: "queue_join", mode: pairInvite.mode, preset: pairInvite.preset, partner: pairInvite.from });
+  });
+  queueNode("pair-decline").addEventListener("click", () => {
+    if (!pairInvite) return;
+    socket.send({ type: "pair_decline", from: pairInvite.from, ref: "pair" });
+    showPairInvite(null);
+  });
 }
 
 // ---------------------------------------------------------------- challenges ("Inviti")

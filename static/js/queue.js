@@ -22,6 +22,8 @@ export function nextState(state, frame, now) {
       preset: frame.preset,
       since: now - (frame.waited || 0) * 1000,
       computerAt: frame.computer_in === null || frame.computer_in === undefined ? null : now + frame.computer_in * 1000,
+      partner: frame.partner || null,
+      partnerReady: Boolean(frame.partner_ready),
     };
   }
   return { status: "idle", reason: frame.reason || "none" };
@@ -35,6 +37,8 @@ export function describeWaiting(state, labels, now) {
     preset: (labels.presets || {})[state.preset] || state.preset,
   });
   const details = [];
+  if (state.partner) details.push(fmt(state.partnerReady ? labels.queuePartnerReady : labels.queuePartnerWait,
+    { name: state.partner }));
   if (waited >= WINDOW_ANYONE_SECONDS) details.push(labels.queueAnyone);
   else details.push(fmt(labels.queueWindow, { n: WINDOW_START + WINDOW_GROWTH * waited }));
   if (state.computerAt !== null) {
@@ -51,4 +55,10 @@ export function tableAddress(url) {
 /** The presets a mode allows, from the options' `data-modes` ("2p,4p"). */
 export function allowed(modes, mode) {
   return String(modes || "").split(",").includes(mode);
+}
+
+/** The text that explains why a pair's search ended, or "" for the other idle reasons. */
+export function pairEnded(reason, labels) {
+  return { partner_declined: labels.pairDeclined, partner_left: labels.pairLeft,
+    partner_timeout: labels.pairTimeout }[reason] || "";
 }

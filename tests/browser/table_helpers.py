@@ -11,7 +11,7 @@ from django.test import Client
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
-from games.models import Game, Hand, Table
+from games.models import Game, Hand, Rematch, Table
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -41,6 +41,11 @@ FOUR_PLAYER_CLOSING = dict(
     melds=[[["3H", "4H", "5H", "6H", "7H", "8H", "9H"]], []],
     to_move=1,
 )
+
+
+# TWO_PLAYER_CLOSING with more stock: with the classico rules a stock down to two cards would end
+# the hand before Anna closes.
+CLOSING_WITH_STOCK = TWO_PLAYER_CLOSING | {"stock": TWO_PLAYER_CLOSING["stock"] + ["5D", "6D", "TC"]}
 
 
 def signed_in_page(browser, live_site: str, user, viewport=DESKTOP, *, tour: bool = False, **context_options):
@@ -223,3 +228,43 @@ def play_four_player_closing(anna, bruno, carla, dario, at_anna_turn=None) -> No
     card(anna, "KS").drag_to(anna.locator('#melds-us .meld[data-meld-id]').last)
     wait_version(anna, 10)
     card(anna, "4D").drag_to(anna.locator("#discard"))
+
+
+def close_the_hand(anna, bruno) -> None:
+    """From TWO_PLAYER_CLOSING (Anna in seat 0, to move at version 0): two rounds, and Anna closes
+    with 4D (version 8)."""
+    anna.click("#btn-draw")
+    wait_version(anna, 1)
+    card(anna, "8C").drag_to(anna.locator("#discard"))
+    wait_version(bruno, 2)
+    bruno.click("#btn-draw")
+    wait_version(bruno, 3)
+    card(bruno, "9D").drag_to(bruno.locator("#discard"))
+    wait_version(anna, 4)
+    anna.click("#btn-draw")
+    wait_version(anna, 5)
+    select(anna, "TS", "JS", "QS")
+    card(anna, "KS").click(button="right")
+    wait_version(anna, 6)
+    card(anna, "KS").drag_to(anna.locator("#melds-us .meld[data-meld-id]").last)
+    wait_version(anna, 7)
+    card(anna, "4D").drag_to(anna.locator("#discard"))
+
+
+def rematch_live(asker, asker_name: str, accepter, accepter_name: str, table: Table, offered=None) -> Table:
+    """At the end of `table`'s match: `asker` asks for a rematch, `accepter`'s page hears it at once
+    (`offered()` runs then, e.g. for screenshots) and accepts; both pages reach the new table's
+    first snapshot. Returns the new table."""
+    asker.click("#rematch-button")
+    asker.locator("#rematch-text", has_text="si aspetta").wait_for()
+    assert asker.locator("#rematch-text").inner_text() == f"Rivincita chiesta: si aspetta {accepter_name}."
+    accepter.locator("#rematch-text", has_text="vuole la rivincita").wait_for()
+    assert accepter.locator("#rematch-text").inner_text() == f"{asker_name} vuole la rivincita."
+    if offered is not None:
+        offered()
+    accepter.click("#rematch-button")
+    new = Rematch.objects.get(table=table).new_table
+    for page in (asker, accepter):
+        page.wait_for_url(f"**/tavolo/{new.pk}/")
+        wait_version(page, 0)
+    return new

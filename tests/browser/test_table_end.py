@@ -11,19 +11,19 @@ import pytest
 from django.utils import timezone
 
 from games.engine import Ruleset
-from games.models import Game, Hand, Rematch, Table
+from games.models import Game, Hand, Table
 from games.services.tables import create_table, sit
 from tests.factories import make_user
 
 from .axe import serious_violations
 from .table_helpers import (
+    CLOSING_WITH_STOCK,
     DESKTOP,
     PHONE,
-    TWO_PLAYER_CLOSING,
-    card,
+    close_the_hand,
     force_position,
     hand,
-    select,
+    rematch_live,
     shoot,
     signed_in_page,
     wait_version,
@@ -34,33 +34,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CLOCK = re.compile(r"\d+:\d\d")
 
 
-def close_the_hand(anna, bruno) -> None:
-    """From TWO_PLAYER_CLOSING: two rounds, and Anna closes with 4D (version 8)."""
-    anna.click("#btn-draw")
-    wait_version(anna, 1)
-    card(anna, "8C").drag_to(anna.locator("#discard"))
-    wait_version(bruno, 2)
-    bruno.click("#btn-draw")
-    wait_version(bruno, 3)
-    card(bruno, "9D").drag_to(bruno.locator("#discard"))
-    wait_version(anna, 4)
-    anna.click("#btn-draw")
-    wait_version(anna, 5)
-    select(anna, "TS", "JS", "QS")
-    card(anna, "KS").click(button="right")
-    wait_version(anna, 6)
-    card(anna, "KS").drag_to(anna.locator("#melds-us .meld[data-meld-id]").last)
-    wait_version(anna, 7)
-    card(anna, "4D").drag_to(anna.locator("#discard"))
-
-
 def two_people(preset: str):
     anna, bruno = make_user(f"anna_{preset[:4]}"), make_user(f"bruno_{preset[:4]}")
     table = create_table(creator=anna, ruleset=Ruleset.preset(preset, draw_seconds=300, play_seconds=300))
     sit(table_id=table.pk, user=bruno, position=1)
-    # More stock than the shared position: with the classico rules a stock down to two cards
-    # would end the hand before Anna closes.
-    force_position(table, **(TWO_PLAYER_CLOSING | {"stock": TWO_PLAYER_CLOSING["stock"] + ["5D", "6D", "TC"]}))
+    force_position(table, **CLOSING_WITH_STOCK)
     return anna, bruno, table
 
 
@@ -141,20 +119,12 @@ def test_the_scoring_the_next_hand_and_a_rematch(live_site, browser, screenshot_
         first = Hand.objects.get(game__table=table, number=1).deal["to_move"]
 
         # Bruno asks for a rematch; Anna's page hears it at once and she accepts.
-        page_b.click("#rematch-button")
-        page_b.locator("#rematch-text", has_text="si aspetta").wait_for()
-        assert page_b.locator("#rematch-text").inner_text() == f"Rivincita chiesta: si aspetta {anna.username}."
-        page_a.locator("#rematch-text", has_text="vuole la rivincita").wait_for()
-        assert page_a.locator("#rematch-text").inner_text() == f"{bruno.username} vuole la rivincita."
-        shoot(page_a, screenshot_dir, "end-rematch-1280")
-        page_b.screenshot(path=str(screenshot_dir / "end-rematch-390.png"))
-        page_a.click("#rematch-button")
+        def offered() -> None:
+            shoot(page_a, screenshot_dir, "end-rematch-1280")
+            page_b.screenshot(path=str(screenshot_dir / "end-rematch-390.png"))
 
         # Both land on the new table: same seats, same rules, the other side opens.
-        new = Rematch.objects.get(table=table).new_table
-        for page in (page_a, page_b):
-            page.wait_for_url(f"**/tavolo/{new.pk}/")
-            wait_version(page, 0)
+        new = rematch_live(page_b, bruno.username, page_a, anna.username, table, offered)
         assert new.status == Table.Status.PLAYING and new.options == Table.objects.get(pk=table.pk).options
         assert [s.user_id for s in new.seats.order_by("position")] == [anna.pk, bruno.pk]
         assert Game.objects.get(table=new).to_move == (first + 1) % 2

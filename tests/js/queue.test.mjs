@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { allowed, describeWaiting, nextState, tableAddress } from "../../static/js/queue.js";
+import { allowed, describeWaiting, nextState, pairEnded, tableAddress } from "../../static/js/queue.js";
 
 const LABELS = {
   modes: { "2p": "1 contro 1", "4p": "A coppie" },
@@ -13,6 +13,11 @@ const LABELS = {
   queueWindow: "entro ±{n} punti",
   queueAnyone: "qualunque avversario",
   queueComputerIn: "computer tra {n} s",
+  queuePartnerWait: "aspetto {name}",
+  queuePartnerReady: "in coppia con {name}",
+  pairDeclined: "ha detto di no",
+  pairLeft: "il compagno è uscito",
+  pairTimeout: "nessuna risposta",
 };
 const T0 = Date.parse("2026-05-04T18:00:00Z");
 
@@ -44,4 +49,19 @@ test("once matched, a late queue frame does not bring the form back", () => {
 test("a preset offered for a mode", () => {
   assert.equal(allowed("2p,4p", "4p"), true);
   assert.equal(allowed("2p", "4p"), false);
+});
+
+test("a pair's search says whether the partner has accepted, and why it ended", () => {
+  const frame = { type: "queue", status: "waiting", mode: "4p", preset: "classico", waited: 0,
+    computer_after: false, computer_in: null, partner: "bruno", partner_ready: false };
+  const invited = nextState({ status: "idle" }, frame, T0);
+  assert.equal(describeWaiting(invited, LABELS, T0).detail, "aspetto bruno entro ±100 punti");
+  const ready = nextState(invited, { ...frame, partner_ready: true }, T0);
+  assert.equal(describeWaiting(ready, LABELS, T0).detail, "in coppia con bruno entro ±100 punti");
+  const alone = nextState({ status: "idle" }, { ...frame, partner: null, partner_ready: null }, T0);
+  assert.equal(describeWaiting(alone, LABELS, T0).detail, "entro ±100 punti");
+  assert.equal(pairEnded("partner_declined", LABELS), "ha detto di no");
+  assert.equal(pairEnded("partner_left", LABELS), "il compagno è uscito");
+  assert.equal(pairEnded("partner_timeout", LABELS), "nessuna risposta");
+  assert.equal(pairEnded("cancelled", LABELS), "");
 });

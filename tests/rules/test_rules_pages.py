@@ -128,3 +128,15 @@ def test_the_page_says_which_games_count_for_the_leaderboards(client):
     italian, english = page(client, "it"), page(client, "en")
     assert "Lo stesso vale per le sfide" in italian and "Gioca con persone" in italian
     assert "The same goes for challenges" in english and "Lo stesso vale per le sfide" not in english
+
+
+def test_the_page_explains_reliability_with_the_matchers_own_figures(client):
+    """Issue 14, item 6: what reliability counts and how the queue uses it, figures from the code."""
+    from games.selectors.reliability import MIN_MATCHES, RELIABLE_SHARE
+    from games.services.matchmaking import RELIABILITY_MIX_SECONDS
+
+    italian, english = page(client, "it"), page(client, "en")
+    assert (f"chi su almeno {MIN_MATCHES} partite ne ha portate a termine meno del {RELIABLE_SHARE * 100:.0f} % "
+            f"aspetta per i primi {RELIABILITY_MIX_SECONDS:.0f} secondi") in html.unescape(re.sub(r"\s+", " ", italian))
+    assert (f"over at least {MIN_MATCHES} matches, finished fewer than {RELIABLE_SHARE * 100:.0f} % of them waits "
+            f"for the first {RELIABILITY_MIX_SECONDS:.0f} seconds") in html.unescape(re.sub(r"\s+", " ", english))
