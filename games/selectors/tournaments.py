@@ -91,6 +91,11 @@ def tournament_frame(tournament: Tournament) -> dict[str, Any]:
             "entries": [{"id": e.pk, "name": entry_name(e)} for e in entries]}
 
 
+def frame_of(tournament_id: int) -> dict[str, Any] | None:
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    return None if tournament is None else tournament_frame(tournament)
+
+
 def tournament_page(tournament: Tournament, user) -> dict[str, Any]:
     frame = tournament_frame(tournament)
     mine = None
@@ -116,7 +121,7 @@ def tournament_list() -> dict[str, list[dict[str, Any]]]:
         key = {"registering": "open", "running": "running"}.get(t.status, "past")
         if key == "past" and len(groups["past"]) >= 20:
             continue
-        groups[key].append(summary(t, t.n))
+        groups[key].append(summary(t, t.n) | {"starts": t.starts_at})
     groups["open"].sort(key=lambda s: s["starts_at"] or "")
     return groups
 

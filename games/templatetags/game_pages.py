@@ -90,6 +90,7 @@ def player_profile_extra(context, player) -> dict:
     """The profile's ratings (both modes, rank, record, chart) and the player's latest games."""
     from games.selectors.history import player_recent_games
     from games.selectors.ratings import profile_ratings, rating_chart
+    from games.selectors.tournaments import past_tournaments
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
@@ -99,6 +100,7 @@ def player_profile_extra(context, player) -> dict:
         "summaries": summaries,
         "chart": rating_chart(summaries),
         "recent": player_recent_games(player, viewer=viewer),
+        "tournaments": past_tournaments(player),
         "request": request,
     }
 
