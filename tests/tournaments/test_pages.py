@@ -63,7 +63,7 @@ def test_rules_page_shows_the_scale_and_profile_the_past_events(monkeypatch):
     capture(monkeypatch)
     rules = Client().get("/regole/").content.decode()
     assert 'id="tornei"' in rules and 'id="tournament-scale"' in rules
-    for upper, points in swiss.SCALE[1:]:
+    for _upper, points in swiss.SCALE[1:]:
         assert f"<td class=\"num\">{points}</td><td class=\"num\">{20 - points}</td>" in rules
     ada = make_user("ada")
     t = tournaments.create_tournament(name="Coppa di prova", kind="sitgo", capacity=4)
