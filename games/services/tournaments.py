@@ -30,12 +30,13 @@ queue's and the lobby's public games (games/services/ratings.py decides, with it
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..engine import PRESETS, IllegalMove, Ruleset, swiss
@@ -328,11 +329,19 @@ def _next_round(tournament: Tournament, now: datetime) -> bool:
     by_id = {e.pk: e for e in entries}
     ruleset = Ruleset.from_dict(tournament.options)
     calls: list[tuple[str, dict[str, Any]]] = []
+    opened: list[int] = []
     for a_id, b_id in pairing.tables:
         a, b = by_id[a_id], by_id[b_id]
         table = _open_table(ruleset, a, b)
         TournamentPairing.objects.create(round=round_row, entry_a=a, entry_b=b, table=table)
         calls += _calls(table)
+        opened.append(table.pk)
+    if opened:
+        # Every table of the round starts at one instant, the commit: the same start time and the
+        # same first deadline, however long dealing them all took on a busy machine.
+        Table.objects.filter(pk__in=opened).update(started_at=timezone.now())
+        Game.objects.filter(table_id__in=opened, turn_deadline__isnull=False).update(
+            turn_deadline=clock.now() + timedelta(seconds=ruleset.draw_seconds))
     if pairing.bye is not None:
         TournamentPairing.objects.create(round=round_row, entry_a=by_id[pairing.bye], entry_b=None, score_a=0,
                                          score_b=0, points_a=swiss.BYE_POINTS, finished_at=now)

@@ -3,8 +3,10 @@ absent player after the (shortened) grace, and the workers' scheduler closes reg
 each round when the last table of the one before has ended, and finishes the event. Then the
 stored results are checked against a tally of this test's own.
 
-One worker is killed (SIGKILL) in the middle of a round of the Swiss event: the other worker's
-scheduler plays on the tables it left (a computer's move overdue is played by the scheduler)."""
+One worker is killed (SIGKILL) in the middle of a round of the Swiss event, and a new one started
+as a supervisor would: the round completes (the killed worker's reserved moves are played by the
+schedulers once overdue). About 4000 computer moves in all (a medio hand of mano_unica is about
+110 actions): 60-100 s on a quiet 2-core machine, more under load, hence the generous waits."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from datetime import timedelta
 
 import pytest
 
-from games.models import Game, Table, Tournament, TournamentPairing
+from games.models import Game, Table, Tournament, TournamentPairing, TournamentRound
 from games.selectors import tournaments as selectors
 from games.services import clock, tournaments
 from tests.games.helpers import make_user
@@ -77,7 +79,7 @@ def check_event(t: Tournament, rounds: int, tables_per_round: int) -> None:
     for number in range(1, rounds + 1):
         tables = [p.table for p in rows if p.round.number == number]
         starts = [x.started_at for x in tables]
-        assert max(starts) - min(starts) < timedelta(seconds=1), "a round's tables did not start together"
+        assert max(starts) == min(starts), "a round's tables did not start together"
         if number > 1:
             before = [p.table.finished_at for p in rows if p.round.number == number - 1]
             assert min(starts) >= max(before), "a round was paired before the last one ended"
@@ -112,11 +114,11 @@ def test_a_sixteen_player_swiss_event_and_a_sit_and_go_run_to_the_end(timers, ce
         wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).status == Tournament.Status.RUNNING,
                  timeout=10, what="the scheduler to start the Swiss event")
         # Kill one worker in the middle of round 2: the other one's scheduler finishes the round.
-        wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 2, timeout=40,
+        wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 2, timeout=120,
                  what="round 2")
         wait_for(lambda: TournamentPairing.objects.filter(round__tournament=swiss_event, round__number=2,
                                                           finished_at__isnull=False).exists(),
-                 timeout=20, what="a table of round 2 to end")
+                 timeout=60, what="a table of round 2 to end")
         open_tables = TournamentPairing.objects.filter(round__tournament=swiss_event, round__number=2,
                                                        finished_at__isnull=True).count()
         os.kill(first.pid, signal.SIGKILL)
@@ -125,16 +127,18 @@ def test_a_sixteen_player_swiss_event_and_a_sit_and_go_run_to_the_end(timers, ce
         # A supervisor starts a new worker; the killed one's reserved moves are played by the
         # schedulers once overdue, and the round ends.
         with timers.worker("replacement"):
-            wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 3, timeout=60,
+            wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 3, timeout=120,
                      what="round 2 to complete after the kill")
             wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).status == Tournament.Status.FINISHED,
-                     timeout=90, what="the Swiss event to finish")
+                     timeout=240, what="the Swiss event to finish")
             wait_for(lambda: Tournament.objects.get(pk=sng.pk).status == Tournament.Status.FINISHED,
-                     timeout=30, what="the sit-and-go to finish")
+                     timeout=60, what="the sit-and-go to finish")
         assert second.poll() is None, "the surviving worker died"
     print(f"\nkilled a worker in round {killed_in_round} with {open_tables} of its 8 tables in play; "
           f"both events over in {time.monotonic() - started:.1f} s")
     assert killed_in_round == 2 and open_tables > 0
+    rounds = TournamentRound.objects.filter(tournament=swiss_event).order_by("number")
+    print("Swiss rounds (s):", [round((r.finished_at - r.started_at).total_seconds(), 1) for r in rounds])
     check_event(swiss_event, rounds=4, tables_per_round=8)
     check_event(sng, rounds=2, tables_per_round=2)
     assert Table.objects.filter(status=Table.Status.PLAYING).count() == 0

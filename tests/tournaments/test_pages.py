@@ -99,3 +99,17 @@ async def test_the_lobby_socket_follows_a_tournament():
     live = await until("tournament")
     assert live["entrants"] == 1 and live["standings"][0]["name"] == "ada"
     await comm.disconnect()
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_tournaments_read_only(admin_client, monkeypatch):
+    from tests.games.helpers import capture
+
+    capture(monkeypatch)
+    t = tournaments.create_tournament(name="Admin", kind="sitgo", capacity=4)
+    for i in range(4):
+        tournaments.register(tournament_id=t.pk, user=make_user(f"adm{i}"))
+    assert admin_client.get("/admin/games/tournament/").status_code == 200
+    assert admin_client.get(f"/admin/games/tournament/{t.pk}/change/").status_code == 200
+    assert admin_client.get("/admin/games/tournamentpairing/").status_code == 200
+    assert admin_client.get("/admin/games/tournament/add/").status_code == 403

@@ -133,6 +133,8 @@ def test_a_sit_and_go_runs_to_the_final_table(monkeypatch, django_capture_on_com
     assert (t.status, t.current_round) == (Tournament.Status.RUNNING, 1)
     first = list(TournamentPairing.objects.filter(round__number=1).select_related("table"))
     assert len(first) == 2 and all(p.table.status == Table.Status.PLAYING and p.table.rated for p in first)
+    assert len({p.table.started_at for p in first}) == 1  # the round's tables start at one instant
+    assert len({Game.objects.get(table=p.table).turn_deadline for p in first}) == 1
     # Each player was called to their table on their lobby sockets.
     called = {group for group, frame in cap.sent if frame.get("type") == "matched" and frame.get("tournament")}
     assert called == {f"lobby.user.{u.pk}" for u in players}
