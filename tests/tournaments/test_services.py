@@ -172,6 +172,11 @@ def test_a_sit_and_go_runs_to_the_final_table(monkeypatch, django_capture_on_com
     want = swiss.standings(tournaments.entrants_of(t.entries.all()), results)
     assert [row["entry"] for row in table] == [s.entrant for s in want]
     assert dict(t.entries.values_list("pk", "final_rank")) == {s.entrant: s.rank for s in want}
+    # Each of its games in the history names its tournament and round.
+    from django.test import Client
+
+    page = Client().get(f"/storico/partita/{Game.objects.get(table=second[1].table).pk}/").content.decode()
+    assert 'id="game-tournament"' in page and "Turno 2 del torneo" in page and "Serata" in page
     assert selectors.past_tournaments(players[0])[0]["rank"] == dict(
         t.entries.values_list("user_id", "final_rank"))[players[0].pk]
 
