@@ -231,3 +231,35 @@ def test_pairs_sit_as_partners(monkeypatch):
     assert seats == {0: pairing.entry_a.user_id, 2: pairing.entry_a.partner_id,
                      1: pairing.entry_b.user_id, 3: pairing.entry_b.partner_id}
     assert e.tournament_entries.count() == 0
+
+
+def test_a_pairs_event_with_an_abandon_plays_on_with_a_bye(monkeypatch):
+    """Four pairs, two rounds of a single classico hand with four at each table. A player who
+    abandons in round 1 withdraws the pair: round 2 has three pairs, so one sits out."""
+    capture(monkeypatch)
+    t = tournaments.create_tournament(name="Coppie del venerdì", kind="sitgo", capacity=4, players=4,
+                                      preset="classico")
+    folk = people(8, "c")
+    for i in range(0, 8, 2):
+        tournaments.register(tournament_id=t.pk, user=folk[i], partner=folk[i + 1].username)
+    first = list(TournamentPairing.objects.filter(round__tournament=t).select_related("table", "entry_b"))
+    quitter = first[0].entry_b.partner  # seat 3 of the first table
+    abandon_match(table_id=first[0].table_id, user=quitter)
+    rng = random.Random(4)
+    game = play_out(first[1].table, rng, seated(first[1].table))
+    first[1].refresh_from_db()
+    assert (first[1].score_a, first[1].score_b) == tuple(game.result["totals"])
+    assert tournaments.advance()["rounds"] == 1
+    second = list(TournamentPairing.objects.filter(round__tournament=t, round__number=2))
+    withdrawn = first[0].entry_b_id
+    assert withdrawn not in {p.entry_a_id for p in second} | {p.entry_b_id for p in second}
+    byes = [p for p in second if p.entry_b_id is None]
+    assert len(byes) == 1 and len(second) == 2
+    table = next(p for p in second if p.entry_b_id is not None)
+    play_out(table.table, rng, seated(table.table))
+    assert tournaments.advance()["finished"] == 1
+    standings = selectors.standings(t)
+    assert [r["entry"] for r in standings] == [s.entrant for s in swiss.standings(
+        tournaments.entrants_of(t.entries.all()), tournaments.results_of(t))]
+    assert next(r for r in standings if r["entry"] == withdrawn)["withdrawn"] is True
+    assert " – " in standings[0]["name"]  # a pair is shown by both names
