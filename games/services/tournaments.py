@@ -176,7 +176,8 @@ def register(*, tournament_id: Any, user, partner: Any = None, now: datetime | N
     starts it in the same transaction."""
     _require_login(user)
     now = now or clock.now()
-    with transaction.atomic():
+    # Filling a sit-and-go opens its round's tables: one lobby list for all of them, after the commit.
+    with broadcast.delivered_together(), batched_announcements(), transaction.atomic():
         tournament = _lock(tournament_id)
         _require_open(tournament, now)
         if _entry_of(tournament, user.pk) is not None:
