@@ -21,7 +21,7 @@ function standingsRow(s) {
   const played = s.byes ? `${s.played}+${s.byes}` : String(s.played);
   tr.append(el("td", "num", String(s.rank)), name, el("td", "num", String(s.match_points)),
     el("td", "num", String(s.buchholz)), el("td", "num", String(s.difference)),
-    el("td", "num", String(s.rating)), el("td", "num", played));
+    el("td", "num col-rating", String(s.rating)), el("td", "num", played));
   return tr;
 }
 
