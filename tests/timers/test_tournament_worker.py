@@ -17,7 +17,7 @@ from datetime import timedelta
 
 import pytest
 
-from games.models import Game, Table, Tournament, TournamentPairing, TournamentRound
+from games.models import Game, Move, Seat, Table, Tournament, TournamentPairing, TournamentRound
 from games.selectors import tournaments as selectors
 from games.services import clock, tournaments
 from tests.games.helpers import make_user
@@ -144,3 +144,6 @@ def test_a_sixteen_player_swiss_event_and_a_sit_and_go_run_to_the_end(timers, ce
     assert Table.objects.filter(status=Table.Status.PLAYING).count() == 0
     # The absent players' seats were played by the computer, and the results count.
     assert Game.objects.filter(table__tournament_pairing__isnull=False, finished=True).count() == 36
+    seats = Seat.objects.filter(table__tournament_pairing__isnull=False)
+    assert seats.count() == 72 and not seats.filter(covered_by_computer=False).exists()
+    assert not Move.objects.filter(game__table__tournament_pairing__isnull=False, actor="person").exists()
