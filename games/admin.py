@@ -10,7 +10,18 @@ to a game belongs in a service or a management command that takes the lock.
 
 from django.contrib import admin
 
-from .models import Game, Hand, Move, PlayerRating, RatingChange, Seat, Table
+from .models import (
+    Game,
+    Hand,
+    Move,
+    PlayerRating,
+    RatingChange,
+    Seat,
+    Table,
+    Tournament,
+    TournamentEntry,
+    TournamentPairing,
+)
 
 
 class ReadOnlyMixin:
@@ -86,3 +97,27 @@ class RatingChangeAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("user", "mode", "game", "before", "after", "score", "created_at")
     list_filter = ("mode",)
     list_select_related = ("user", "game")
+
+
+class TournamentEntryInline(ReadOnlyMixin, admin.TabularInline):
+    model = TournamentEntry
+    fk_name = "tournament"
+    extra = 0
+
+
+@admin.register(Tournament)
+class TournamentAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Read-only too: events are opened with `manage.py create_tournament` (the service checks
+    the options) and run by the scheduler under the event's row lock."""
+
+    list_display = ("id", "name", "kind", "status", "players", "capacity", "rounds", "current_round", "starts_at")
+    list_filter = ("status", "kind", "players")
+    search_fields = ("name",)
+    inlines = [TournamentEntryInline]
+
+
+@admin.register(TournamentPairing)
+class TournamentPairingAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ("id", "round", "entry_a", "entry_b", "table", "score_a", "score_b", "points_a", "points_b",
+                    "finished_at")
+    list_select_related = ("round", "entry_a", "entry_b", "table")

@@ -28,7 +28,8 @@ from burraco_site.wsauth import authenticate, session_and_user
 from .engine import IllegalMove
 from .selectors import lobby as lobby_selectors
 from .selectors import tables as table_selectors
-from .services import broadcast, challenges, matchmaking, play, presence
+from .selectors import tournaments as tournament_selectors
+from .services import broadcast, challenges, matchmaking, play, presence, tournaments
 from .services.tables import TableError, take_seat_back
 
 log = logging.getLogger(__name__)
@@ -572,7 +573,8 @@ class LobbyConsumer(SocketConsumer):
             return
         handler = {"queue_join": self._on_join, "queue_leave": self._on_leave, "pair_decline": self._on_pair_decline,
                    "challenge_accept": self._on_challenge, "challenge_decline": self._on_challenge,
-                   "challenge_cancel": self._on_challenge}.get(frame["type"])
+                   "challenge_cancel": self._on_challenge,
+                   "tournament_watch": self._on_tournament_watch}.get(frame["type"])
         if handler is None:
             await self._bad("unknown_type", ref=ref)
             return
@@ -609,6 +611,24 @@ class LobbyConsumer(SocketConsumer):
         service = {"challenge_accept": challenges.accept_challenge, "challenge_decline": challenges.decline_challenge,
                    "challenge_cancel": challenges.cancel_challenge}[frame["type"]]
         await run_db(service)(user=self.scope["user"], challenge_id=frame.get("id"))
+
+    async def _on_tournament_watch(self, frame: dict[str, Any], ref) -> None:
+        """A tournament page follows its event: this socket joins `tournament.<id>` (standings
+        and pairings are public) and gets the event as it stands now. One event per socket."""
+        tournament_id = frame.get("id")
+        if not isinstance(tournament_id, int) or isinstance(tournament_id, bool):
+            raise tournaments.refusal("no_tournament")
+        current = await run_db(tournament_selectors.frame_of)(tournament_id)
+        if current is None:
+            raise tournaments.refusal("no_tournament")
+        group = tournaments.tournament_group(tournament_id)
+        for old in [g for g in self.groups_joined if g.startswith("tournament.") and g != group]:
+            await self.channel_layer.group_discard(old, self.channel_name)
+            self.groups_joined.remove(old)
+        if group not in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined.append(group)
+        await self._send(current)
 
     async def frame_send(self, message: dict[str, Any]) -> None:
         await self.send(text_data=message["text"])

@@ -337,3 +337,108 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.challenger_id} → {self.invitee_id}: {self.status}"
+
+
+class Tournament(models.Model):
+    """A Swiss event (games/services/tournaments.py): a sit-and-go starts the moment its last
+    place is taken, a scheduled one at `starts_at`. Every table of a round plays `options` (the
+    engine's Ruleset.to_dict(): preset, players, target None = single hands or 505, timers)."""
+
+    class Kind(models.TextChoices):
+        SIT_AND_GO = "sitgo", _("Sit and go")
+        SCHEDULED = "scheduled", _("Programmato")
+
+    class Status(models.TextChoices):
+        REGISTERING = "registering", _("Iscrizioni aperte")
+        RUNNING = "running", _("In corso")
+        FINISHED = "finished", _("Concluso")
+        CANCELLED = "cancelled", _("Annullato")
+
+    name = models.CharField(max_length=80)
+    description = models.TextField(blank=True, default="")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    players = models.PositiveSmallIntegerField(choices=[(2, "2"), (4, "4")], default=2)  # at each table
+    capacity = models.PositiveSmallIntegerField()  # entrants (people, or pairs with 4 at a table)
+    preset = models.CharField(max_length=20)
+    options = models.JSONField(default=dict)
+    rounds = models.PositiveSmallIntegerField()
+    starts_at = models.DateTimeField(null=True, blank=True)  # scheduled events
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.REGISTERING)
+    current_round = models.PositiveSmallIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="tournaments_created")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True, default="")  # why it ended early, if it did
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "starts_at"], name="tournament_status_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_status_display()})"
+
+    @property
+    def pairs(self) -> bool:
+        return self.players == 4
+
+
+class TournamentEntry(models.Model):
+    """One entrant: a person, or a pair (`partner` set) when four sit at each table. `rating`
+    is the entrant's rating at registration (a pair's: the mean), the pairing's second key."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournament_entries")
+    partner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="tournament_partner_entries")
+    rating = models.FloatField()
+    registered_at = models.DateTimeField()
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_round = models.PositiveSmallIntegerField(null=True, blank=True)  # left after this round
+    final_rank = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "user"], name="tournament_entry_once"),
+        ]
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.tournament_id}"
+
+
+class TournamentRound(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
+    number = models.PositiveSmallIntegerField()
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="tournament_round_once")]
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"Turno {self.number} del torneo {self.tournament_id}"
+
+
+class TournamentPairing(models.Model):
+    """One table of a round (`entry_b` None: `entry_a` has the bye). Scores and match points are
+    written in the transaction that finishes the table's match (games/services/tournaments.py)."""
+
+    round = models.ForeignKey(TournamentRound, on_delete=models.CASCADE, related_name="pairings")
+    entry_a = models.ForeignKey(TournamentEntry, on_delete=models.CASCADE, related_name="+")
+    entry_b = models.ForeignKey(TournamentEntry, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    table = models.OneToOneField(Table, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="tournament_pairing")
+    score_a = models.IntegerField(null=True, blank=True)
+    score_b = models.IntegerField(null=True, blank=True)
+    points_a = models.PositiveSmallIntegerField(null=True, blank=True)
+    points_b = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit = models.ForeignKey(TournamentEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"{self.entry_a_id} - {self.entry_b_id} ({self.round_id})"

@@ -12,6 +12,7 @@ from .views import lobby as lobby_views
 from .views import replay as replay_views
 from .views import rules as rules_views
 from .views import table as table_views
+from .views import tournaments as tournament_views
 
 urlpatterns = [
     path("gioca/", lobby_views.lobby, name="lobby"),
@@ -35,6 +36,10 @@ urlpatterns = [
     path("storico/partita/<int:game_id>/mosse.json", history_views.game_moves_json, name="game_moves_json"),
     path("storico/partita/<int:game_id>/replay/", replay_views.replay, name="game_replay"),
     path("classifiche/", leaderboards_views.leaderboards, name="leaderboards"),
+    path("tornei/", tournament_views.tournament_list, name="tournaments"),
+    path("tornei/<int:tournament_id>/", tournament_views.tournament_detail, name="tournament_detail"),
+    path("tornei/<int:tournament_id>/iscriviti/", tournament_views.tournament_register, name="tournament_register"),
+    path("tornei/<int:tournament_id>/ritirati/", tournament_views.tournament_withdraw, name="tournament_withdraw"),
     path("regole/", rules_views.rules, name="rules"),
     path("comandi/", rules_views.controls, name="controls"),
 ]

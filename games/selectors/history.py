@@ -203,7 +203,20 @@ def game_page_context(game: Game) -> dict[str, Any]:
         "replay_hands": (finished_hands + interrupted) if game.finished else [],
         "in_progress": not game.finished,
         "hand_in_play": None if game.finished else game.hand_number,
+        "tournament_round": _tournament_round(game.table_id),
     }
+
+
+def _tournament_round(table_id: int) -> dict[str, Any] | None:
+    """The tournament and round a table was played in, if it was a tournament table."""
+    from ..models import TournamentPairing
+
+    row = (TournamentPairing.objects.filter(table_id=table_id)
+           .values("round__number", "round__tournament_id", "round__tournament__name").first())
+    if row is None:
+        return None
+    return {"number": row["round__number"], "name": row["round__tournament__name"],
+            "url": f"/tornei/{row['round__tournament_id']}/"}
 
 
 def move_log(game: Game) -> dict[str, Any]:

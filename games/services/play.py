@@ -36,7 +36,7 @@ from django.utils.translation import gettext as _
 from ..engine import Game as EngineGame
 from ..engine import IllegalMove
 from ..models import Game, Hand, Move, Seat, Table
-from . import broadcast, clock, presence, ratings, turns
+from . import broadcast, clock, presence, ratings, tournaments, turns
 from .broadcast import Messages
 
 ACTORS = {c.value for c in Move.Actor}
@@ -387,6 +387,7 @@ def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: 
     game.save()  # ratings read the finished game
     _count_moves(game)
     ratings.record_match_result(game)
+    tournaments.record_result(game, table)  # a tournament table's result, in the same commit
 
 
 def abandon_match(*, table_id: int, user) -> int:

@@ -20,7 +20,10 @@ About once a second (`SCHEDULER_INTERVAL_SECONDS`) `tick()`:
    leaves them to the next), and hands each to `timeouts.handle_due` with the version it saw;
 4. runs the matcher of "Gioca con persone" (`matchmaking.run_matcher`), which claims the
    waiting queue entries the same way (`FOR UPDATE SKIP LOCKED`), so schedulers in several
-   workers never seat one person twice.
+   workers never seat one person twice;
+5. runs the tournaments (`tournaments.advance`): a scheduled event whose start has come closes
+   its registration and pairs round 1; an event whose round has every table finished pairs the
+   next round or ends. The events are claimed with `FOR UPDATE SKIP LOCKED` too.
 
 The cost follows the work due, not the games in play: one indexed query per tick, and one for the
 queue. The loop runs in every Celery worker (a thread started when the worker is ready, so timers
@@ -98,7 +101,7 @@ class Scheduler:
             _retell_deadlines(self.retell[1])
             self.retell = None
         done = run_due(clock.now())
-        return {"healthy": True, "extended": len(extended), **done, **_match_queue()}
+        return {"healthy": True, "extended": len(extended), **done, **_match_queue(), **_run_tournaments()}
 
     def run_forever(self, stop: threading.Event | None = None) -> None:
         stop = stop or threading.Event()
@@ -271,6 +274,20 @@ def _match_queue() -> dict[str, int]:
         log.exception("scheduler: the matcher failed")
         return {"queue_failed": 1}
     return {f"queue_{key}": value for key, value in result.items() if value}
+
+
+def _run_tournaments() -> dict[str, int]:
+    """One pass over the tournaments (games/services/tournaments.py): start the scheduled events
+    whose time has come, pair the next round where the last table of a round has ended, finish
+    the events played out. A failure is logged and does not stop the timers."""
+    from . import tournaments
+
+    try:
+        result = tournaments.advance(clock.now())
+    except Exception:  # noqa: BLE001 - the tournaments are rows: the next tick tries again
+        log.exception("scheduler: the tournaments pass failed")
+        return {"tournaments_failed": 1}
+    return {f"tournaments_{key}": value for key, value in result.items() if value}
 
 
 _thread_lock = threading.Lock()

@@ -91,6 +91,7 @@ def player_profile_extra(context, player) -> dict:
     from games.selectors.history import player_recent_games
     from games.selectors.ratings import profile_ratings, rating_chart
     from games.selectors.reliability import reliability
+    from games.selectors.tournaments import past_tournaments
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
@@ -101,6 +102,7 @@ def player_profile_extra(context, player) -> dict:
         "chart": rating_chart(summaries),
         "reliability": reliability(player),
         "recent": player_recent_games(player, viewer=viewer),
+        "tournaments": past_tournaments(player),
         "request": request,
     }
 

@@ -11,7 +11,11 @@ from games.selectors.rules import rules_context
 
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
-    return render(request, "rules/rules.html", rules_context())
+    from games.engine.swiss import BYE_POINTS
+    from games.views.tournaments import scale_rows
+
+    return render(request, "rules/rules.html", rules_context() | {"tournament_scale": scale_rows(),
+                                                                  "tournament_bye": BYE_POINTS})
 
 
 @require_GET

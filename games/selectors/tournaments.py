@@ -1,0 +1,147 @@
+"""Reads of tournaments: the list, one event's page (entrants, rounds and pairings, standings
+with their tie-breaks), the frame its page receives live, and a player's past events. Standings
+are always computed from the stored results by `games.engine.swiss`, never stored twice (the
+final rank is kept on the entry when the event ends, for the profile's list)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q
+from django.utils.translation import gettext as _
+
+from ..engine import swiss
+from ..models import Tournament, TournamentEntry, TournamentPairing, TournamentRound
+from .rules import preset_label
+
+
+def entry_name(entry: TournamentEntry) -> str:
+    if entry.partner_id:
+        return f"{entry.user.username} – {entry.partner.username}"
+    return entry.user.username
+
+
+def _entries(tournament: Tournament) -> list[TournamentEntry]:
+    return list(tournament.entries.select_related("user", "partner").order_by("pk"))
+
+
+def _pairings(tournament: Tournament) -> list[TournamentPairing]:
+    return list(TournamentPairing.objects.filter(round__tournament=tournament)
+                .select_related("round", "table").order_by("round__number", "pk"))
+
+
+def _results(pairings: list[TournamentPairing]) -> list[swiss.Result]:
+    return [swiss.Result(p.round.number, p.entry_a_id, p.entry_b_id, p.score_a or 0, p.score_b or 0,
+                         forfeit=p.forfeit_id) for p in pairings if p.finished_at is not None]
+
+
+def standings(tournament: Tournament, entries: list[TournamentEntry] | None = None,
+              pairings: list[TournamentPairing] | None = None) -> list[dict[str, Any]]:
+    entries = _entries(tournament) if entries is None else entries
+    pairings = _pairings(tournament) if pairings is None else pairings
+    by_id = {e.pk: e for e in entries}
+    table = swiss.standings([swiss.Entrant(e.pk, e.rating) for e in entries], _results(pairings))
+    return [{"rank": s.rank, "entry": s.entrant, "name": entry_name(by_id[s.entrant]),
+             "match_points": s.match_points, "buchholz": s.buchholz, "difference": s.difference,
+             "rating": round(s.rating), "played": s.played, "byes": s.byes,
+             "withdrawn": by_id[s.entrant].withdrawn_at is not None} for s in table]
+
+
+def rounds(tournament: Tournament, entries: list[TournamentEntry] | None = None,
+           pairings: list[TournamentPairing] | None = None) -> list[dict[str, Any]]:
+    entries = _entries(tournament) if entries is None else entries
+    pairings = _pairings(tournament) if pairings is None else pairings
+    names = {e.pk: entry_name(e) for e in entries}
+    out: dict[int, dict[str, Any]] = {}
+    for p in pairings:
+        row = out.setdefault(p.round.number, {"number": p.round.number, "finished": p.round.finished_at is not None,
+                                              "tables": []})
+        row["tables"].append({
+            "a": names[p.entry_a_id], "b": names.get(p.entry_b_id) if p.entry_b_id else None,
+            "bye": p.entry_b_id is None, "table": p.table_id,
+            "url": f"/tavolo/{p.table_id}/" if p.table_id else None,
+            "score_a": p.score_a, "score_b": p.score_b, "points_a": p.points_a, "points_b": p.points_b,
+            "finished": p.finished_at is not None, "forfeit": names.get(p.forfeit_id) if p.forfeit_id else None,
+        })
+    return [out[n] for n in sorted(out)]
+
+
+def summary(tournament: Tournament, entrants: int | None = None) -> dict[str, Any]:
+    return {
+        "id": tournament.pk, "name": tournament.name, "kind": tournament.kind,
+        "kind_label": tournament.get_kind_display(), "status": tournament.status,
+        "status_label": tournament.get_status_display(), "players": tournament.players,
+        "pairs": tournament.pairs, "capacity": tournament.capacity,
+        "entrants": tournament.entries.count() if entrants is None else entrants,
+        "preset": tournament.preset, "preset_label": preset_label(tournament.preset),
+        "single_hands": tournament.options.get("target") is None, "target": tournament.options.get("target"),
+        "rounds": tournament.rounds, "current_round": tournament.current_round,
+        "starts_at": tournament.starts_at.isoformat() if tournament.starts_at else None,
+        "url": f"/tornei/{tournament.pk}/",
+    }
+
+
+def tournament_frame(tournament: Tournament) -> dict[str, Any]:
+    """What a tournament page receives live (group `tournament.<id>`): nothing hidden in it."""
+    entries = _entries(tournament)
+    pairings = _pairings(tournament)
+    return {"type": "tournament", **summary(tournament, len(entries)),
+            "standings": standings(tournament, entries, pairings),
+            "rounds_played": rounds(tournament, entries, pairings),
+            "entries": [{"id": e.pk, "name": entry_name(e)} for e in entries]}
+
+
+def frame_of(tournament_id: int) -> dict[str, Any] | None:
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    return None if tournament is None else tournament_frame(tournament)
+
+
+def tournament_page(tournament: Tournament, user) -> dict[str, Any]:
+    frame = tournament_frame(tournament)
+    mine = None
+    if user is not None and user.is_authenticated:
+        mine = next((e for e in tournament.entries.filter(Q(user=user) | Q(partner=user))), None)
+    my_table = None
+    if mine is not None and tournament.status == Tournament.Status.RUNNING:
+        current = (TournamentPairing.objects.filter(round__tournament=tournament,
+                                                    round__number=tournament.current_round,
+                                                    finished_at__isnull=True)
+                   .filter(Q(entry_a=mine) | Q(entry_b=mine)).first())
+        my_table = current.table_id if current else None
+    return {**frame, "registered": mine is not None, "registered_by_me": mine is not None and mine.user_id == user.pk,
+            "my_table": my_table, "description": tournament.description,
+            "options": tournament.options, "open": tournament.status == Tournament.Status.REGISTERING}
+
+
+def tournament_list() -> dict[str, list[dict[str, Any]]]:
+    """Open, running and (the latest 20) finished events, with their entrant counts."""
+    rows = list(Tournament.objects.annotate(n=Count("entries")).order_by("-created_at")[:200])
+    groups: dict[str, list[dict[str, Any]]] = {"open": [], "running": [], "past": []}
+    for t in rows:
+        key = {"registering": "open", "running": "running"}.get(t.status, "past")
+        if key == "past" and len(groups["past"]) >= 20:
+            continue
+        groups[key].append(summary(t, t.n) | {"starts": t.starts_at})
+    groups["open"].sort(key=lambda s: s["starts_at"] or "")
+    return groups
+
+
+def past_tournaments(user, limit: int = 20) -> list[dict[str, Any]]:
+    """The finished events `user` played (alone or in a pair), latest first, with their rank."""
+    entries = (TournamentEntry.objects.filter(Q(user=user) | Q(partner=user),
+                                              tournament__status=Tournament.Status.FINISHED)
+               .select_related("tournament", "user", "partner").order_by("-tournament__finished_at")[:limit])
+    counts = dict(TournamentEntry.objects.filter(tournament__in=[e.tournament_id for e in entries])
+                  .values_list("tournament").annotate(n=Count("id")))
+    return [{"id": e.tournament_id, "name": e.tournament.name, "rank": e.final_rank,
+             "entrants": counts.get(e.tournament_id, 0), "finished_at": e.tournament.finished_at,
+             "as": entry_name(e), "url": f"/tornei/{e.tournament_id}/"} for e in entries]
+
+
+def rounds_count(tournament: Tournament) -> int:
+    return TournamentRound.objects.filter(tournament=tournament).count()
+
+
+def note_label(note: str) -> str:
+    return {"too_few": _("Annullato: meno di due iscritti all'inizio."),
+            "no_pairing": _("Concluso prima dell'ultimo turno: non restavano abbinamenti nuovi.")}.get(note, "")

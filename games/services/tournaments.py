@@ -1,0 +1,428 @@
+"""Tournaments: Swiss events, sit-and-go or scheduled, run by the scheduler.
+
+The arithmetic (pairing, match points, standings) is the pure library `games.engine.swiss`; this
+module keeps its inputs and outputs in PostgreSQL, so any scheduler in any worker can run an event
+and nothing is lost with a process:
+
+- `create_tournament` opens registration (an operator's or a test's call: the admin makes them);
+- `register` / `withdraw`: a person (or a person and their partner, four at a table) joins or
+  leaves until the start, under the tournament's row lock; refusals come from `refusal` (one
+  catalogue, Italian, English through Django i18n) and change nothing. A sit-and-go starts in the
+  transaction that takes its last place;
+- `advance` runs from every scheduler tick (games/services/scheduler.py): it starts the scheduled
+  events whose time has come (registration closes), and for each running event whose current
+  round has every table finished it pairs the next round or ends the event. Tournaments are
+  claimed with `FOR UPDATE SKIP LOCKED`, so two schedulers never pair one round twice;
+- a round: `swiss.pair_round` over the entrants still in, then one rated public table per
+  pairing, every table created and started in one transaction (entry A at seats 0 and 2, entry B
+  at 1 and 3), and each player called to theirs on their lobby sockets (the queue's `matched`
+  frame). A player who is not there is covered by the computer after the table's grace
+  (games/services/timeouts.py), as at any table: the result counts;
+- `record_result` is called by the play service in the transaction that finishes a match
+  (`play._finish_match`): the pairing gets the sides' totals and match points in the same commit,
+  so a worker killed at any point leaves either an unfinished table (the scheduler plays it on)
+  or a stored result. Who abandons forfeits the table and is withdrawn from later rounds.
+
+Tournament tables are `rated` and public, so their matches change ratings exactly like the
+queue's and the lobby's public games (games/services/ratings.py decides, with its usual rules).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..engine import PRESETS, IllegalMove, Ruleset, swiss
+from ..models import (
+    Game,
+    RatingMode,
+    Table,
+    Tournament,
+    TournamentEntry,
+    TournamentPairing,
+    TournamentRound,
+)
+from . import broadcast, clock
+from .tables import TableError, batched_announcements, check_players, create_table, sit
+
+log = logging.getLogger(__name__)
+
+SIT_AND_GO_SIZES = (4, 8, 16)
+MAX_ENTRANTS = 64
+MAX_ROUNDS = 15
+TARGETS = (None, 505)  # rounds of single hands, or matches to 505
+
+
+def tournament_group(tournament_id: int) -> str:
+    """The channel-layer group of the sockets watching one tournament's page."""
+    return f"tournament.{tournament_id}"
+
+
+def refusal(code: str, **params: Any) -> TableError:
+    """Every refusal of the tournament services, each message in one place."""
+    messages = {
+        "login_required": _("Per iscriverti a un torneo devi entrare con il tuo account."),
+        "no_tournament": _("Questo torneo non esiste."),
+        "already_registered": _("Sei già iscritto a questo torneo."),
+        "partner_registered": _("%(name)s è già iscritto a questo torneo."),
+        "started": _("Le iscrizioni sono chiuse: il torneo è già cominciato."),
+        "over": _("Questo torneo è già concluso."),
+        "full": _("Il torneo è al completo: non ci sono più posti liberi."),
+        "not_registered": _("Non sei iscritto a questo torneo."),
+        "mid_round": _("Il torneo è in corso: non ci si può ritirare a metà di un turno. Se abbandoni la "
+                       "partita, la perdi e sei ritirato dai turni seguenti."),
+        "partner_needed": _("È un torneo a coppie: indica il nome del tuo compagno."),
+        "no_partner": _("Nessun giocatore si chiama così: controlla il nome del compagno."),
+        "self_partner": _("Il compagno deve essere un'altra persona."),
+        "no_partner_here": _("È un torneo uno contro uno: non serve un compagno."),
+        "partner_withdraw": _("Il ritiro della coppia lo fa chi l'ha iscritta."),
+        "bad_kind": _("Tipo di torneo sconosciuto: sit and go oppure programmato."),
+        "bad_size": _("Un sit and go si gioca in 4, 8 o 16."),
+        "bad_capacity": _("Il numero di iscritti deve essere tra 2 e %(n)s.") % {"n": MAX_ENTRANTS},
+        "bad_rounds": _("Il numero di turni deve essere tra 1 e %(n)s.") % {"n": params.get("n", MAX_ROUNDS)},
+        "bad_target": _("Ogni turno si gioca su una mano sola oppure fino a 505 punti."),
+        "bad_start": _("Un torneo programmato ha bisogno di un orario di inizio nel futuro."),
+        "bad_preset": _("Variante sconosciuta: scegli una delle varianti proposte."),
+        "bad_name": _("Il torneo ha bisogno di un nome (al massimo 80 caratteri)."),
+    }
+    message = messages[code]
+    if "name" in params:
+        message = message % {"name": params["name"]}
+    return TableError(code, message)
+
+
+# ----------------------------------------------------------------------------- setting up
+
+
+def create_tournament(*, name: str, kind: str, players: int = 2, capacity: int = 8, preset: str = "mano_unica",
+                      target: int | None = None, rounds: int | None = None, starts_at: datetime | None = None,
+                      description: str = "", created_by=None, draw_seconds: int | None = None,
+                      play_seconds: int | None = None, grace_seconds: int | None = None,
+                      now: datetime | None = None) -> Tournament:
+    """A tournament open for registration. A sit-and-go has 4, 8 or 16 places and, unless told,
+    as many rounds as it takes to find a winner among that many (2, 3, 4); a scheduled one starts
+    at `starts_at`. Every table plays `preset` with `players` at it (4: entrants are pairs),
+    a single hand each round (`target` None) or a match to 505."""
+    now = now or clock.now()
+    if not isinstance(name, str) or not name.strip() or len(name) > 80:
+        raise refusal("bad_name")
+    if kind not in Tournament.Kind.values:
+        raise refusal("bad_kind")
+    if kind == Tournament.Kind.SIT_AND_GO and capacity not in SIT_AND_GO_SIZES:
+        raise refusal("bad_size")
+    if not isinstance(capacity, int) or not 2 <= capacity <= MAX_ENTRANTS:
+        raise refusal("bad_capacity")
+    if kind == Tournament.Kind.SCHEDULED and (starts_at is None or starts_at <= now):
+        raise refusal("bad_start")
+    if target not in TARGETS:
+        raise refusal("bad_target")
+    if preset not in PRESETS:
+        raise refusal("bad_preset")
+    if rounds is None:
+        rounds = max(1, (capacity - 1).bit_length())
+    most = min(MAX_ROUNDS, capacity - 1)
+    if not isinstance(rounds, int) or not 1 <= rounds <= most:
+        raise refusal("bad_rounds", n=most)
+    timers = {k: v for k, v in (("draw_seconds", draw_seconds), ("play_seconds", play_seconds),
+                                ("grace_seconds", grace_seconds)) if v is not None}
+    try:
+        ruleset = Ruleset.preset(preset, players=players, target=target, **timers)
+    except IllegalMove:
+        raise refusal("bad_preset") from None
+    check_players(ruleset)
+    return Tournament.objects.create(
+        name=name.strip(), description=description, kind=kind, players=players, capacity=capacity,
+        preset=preset, options=ruleset.to_dict(), rounds=rounds,
+        starts_at=starts_at if kind == Tournament.Kind.SCHEDULED else None, created_by=created_by,
+    )
+
+
+def _lock(tournament_id: Any) -> Tournament:
+    if not isinstance(tournament_id, int) or isinstance(tournament_id, bool):
+        raise refusal("no_tournament")
+    tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+    if tournament is None:
+        raise refusal("no_tournament")
+    return tournament
+
+
+def _require_login(user) -> None:
+    if user is None or not user.is_authenticated:
+        raise refusal("login_required")
+
+
+def _entry_of(tournament: Tournament, user_id: int) -> TournamentEntry | None:
+    return tournament.entries.filter(Q(user_id=user_id) | Q(partner_id=user_id)).first()
+
+
+def _rating(tournament: Tournament, users: list) -> float:
+    from ..selectors.matchmaking import rating_of
+
+    mode = RatingMode.PAIRS if tournament.pairs else RatingMode.SINGLES
+    return sum(rating_of(u, mode) for u in users) / len(users)
+
+
+def register(*, tournament_id: Any, user, partner: Any = None, now: datetime | None = None) -> TournamentEntry:
+    """`user` (with `partner`, a username, in an event for pairs) takes a place. Refused when
+    signed out, for an unknown event, after the start, when full, when already registered (or
+    the partner is), and for a missing or wrong partner. Taking the last place of a sit-and-go
+    starts it in the same transaction."""
+    _require_login(user)
+    now = now or clock.now()
+    # Filling a sit-and-go opens its round's tables: one lobby list for all of them, after the commit.
+    with broadcast.delivered_together(), batched_announcements(), transaction.atomic():
+        tournament = _lock(tournament_id)
+        _require_open(tournament, now)
+        if _entry_of(tournament, user.pk) is not None:
+            raise refusal("already_registered")
+        mate = None
+        if tournament.pairs:
+            if not isinstance(partner, str) or not partner.strip():
+                raise refusal("partner_needed")
+            mate = get_user_model().objects.filter(username=partner.strip(), is_active=True).first()
+            if mate is None:
+                raise refusal("no_partner")
+            if mate.pk == user.pk:
+                raise refusal("self_partner")
+            if _entry_of(tournament, mate.pk) is not None:
+                raise refusal("partner_registered", name=mate.username)
+        elif partner not in (None, ""):
+            raise refusal("no_partner_here")
+        if tournament.entries.count() >= tournament.capacity:
+            raise refusal("full")
+        try:
+            with transaction.atomic():
+                entry = TournamentEntry.objects.create(
+                    tournament=tournament, user=user, partner=mate,
+                    rating=_rating(tournament, [user, mate] if mate else [user]), registered_at=now)
+        except IntegrityError:
+            raise refusal("already_registered") from None
+        full = tournament.entries.count() >= tournament.capacity
+        if full and tournament.kind == Tournament.Kind.SIT_AND_GO:
+            _start(tournament, now)
+        else:
+            _tell(tournament)
+    return entry
+
+
+def _require_open(tournament: Tournament, now: datetime) -> None:
+    if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+        raise refusal("over")
+    if tournament.status != Tournament.Status.REGISTERING or (
+            tournament.starts_at is not None and now >= tournament.starts_at):
+        raise refusal("started")
+
+
+def withdraw(*, tournament_id: Any, user, now: datetime | None = None) -> None:
+    """Leave before the start (the place is freed). Refused when not registered, by a partner
+    (the one who registered the pair withdraws it), and once the event has started."""
+    _require_login(user)
+    now = now or clock.now()
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        entry = _entry_of(tournament, user.pk)
+        if entry is None:
+            raise refusal("not_registered")
+        if tournament.status == Tournament.Status.RUNNING:
+            raise refusal("mid_round")
+        if tournament.status != Tournament.Status.REGISTERING:
+            raise refusal("over")
+        if tournament.starts_at is not None and now >= tournament.starts_at:
+            raise refusal("mid_round")
+        if entry.user_id != user.pk:
+            raise refusal("partner_withdraw")
+        entry.delete()
+        _tell(tournament)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def advance(now: datetime | None = None) -> dict[str, int]:
+    """The scheduler's pass: start what is due, pair or finish what waits. Returns counts."""
+    now = now or clock.now()
+    done = {"started": 0, "rounds": 0, "finished": 0}
+    unfinished = TournamentPairing.objects.filter(
+        round__tournament_id=OuterRef("pk"), round__number=OuterRef("current_round"), finished_at__isnull=True)
+    due = list(Tournament.objects.filter(status__in=[Tournament.Status.REGISTERING, Tournament.Status.RUNNING])
+               .annotate(round_open=Exists(unfinished))
+               .filter(Q(status=Tournament.Status.REGISTERING, kind=Tournament.Kind.SCHEDULED, starts_at__lte=now)
+                       | Q(status=Tournament.Status.RUNNING, round_open=False))
+               .values_list("pk", flat=True)[:50])
+    for tournament_id in due:
+        try:
+            with broadcast.delivered_together(), batched_announcements(lobby_now=False), transaction.atomic():
+                tournament = (Tournament.objects.select_for_update(skip_locked=True)
+                              .filter(pk=tournament_id).first())
+                if tournament is None:
+                    continue  # another scheduler has it
+                if tournament.status == Tournament.Status.REGISTERING:
+                    if tournament.starts_at is not None and tournament.starts_at <= now:
+                        _start(tournament, now)
+                        done["started"] += 1
+                elif tournament.status == Tournament.Status.RUNNING and not _round_open(tournament):
+                    if _next_round(tournament, now):
+                        done["rounds"] += 1
+                    else:
+                        done["finished"] += 1
+        except Exception:  # noqa: BLE001 - one broken event must not stop the others or the timers
+            log.exception("tournament %s: could not advance", tournament_id)
+    return done
+
+
+def _round_open(tournament: Tournament) -> bool:
+    return TournamentPairing.objects.filter(round__tournament=tournament, round__number=tournament.current_round,
+                                            finished_at__isnull=True).exists()
+
+
+def _start(tournament: Tournament, now: datetime) -> None:
+    """Registration closes; round 1, or a cancelled event with fewer than two entrants."""
+    tournament.started_at = now
+    if tournament.entries.count() < 2:
+        tournament.status = Tournament.Status.CANCELLED
+        tournament.finished_at = now
+        tournament.note = "too_few"
+        tournament.save(update_fields=["status", "started_at", "finished_at", "note"])
+        _tell(tournament)
+        return
+    tournament.status = Tournament.Status.RUNNING
+    tournament.save(update_fields=["status", "started_at"])
+    _next_round(tournament, now)
+
+
+def results_of(tournament: Tournament) -> list[swiss.Result]:
+    """The stored results, as the library reads them."""
+    rows = (TournamentPairing.objects.filter(round__tournament=tournament, finished_at__isnull=False)
+            .select_related("round").order_by("round__number", "pk"))
+    return [swiss.Result(p.round.number, p.entry_a_id, p.entry_b_id, p.score_a or 0, p.score_b or 0,
+                         forfeit=p.forfeit_id) for p in rows]
+
+
+def entrants_of(entries) -> list[swiss.Entrant]:
+    return [swiss.Entrant(e.pk, e.rating) for e in entries]
+
+
+def _next_round(tournament: Tournament, now: datetime) -> bool:
+    """Close the round just played and pair the next one (True), or end the event (False)."""
+    if tournament.current_round:
+        TournamentRound.objects.filter(tournament=tournament, number=tournament.current_round,
+                                       finished_at__isnull=True).update(finished_at=now)
+    entries = list(tournament.entries.all())
+    results = results_of(tournament)
+    active = [e for e in entries if e.withdrawn_at is None]
+    if tournament.current_round >= tournament.rounds:
+        _finish(tournament, entries, results, now)
+        return False
+    try:
+        pairing = swiss.pair_round(entrants_of(active), results)
+    except swiss.NoPairing:
+        _finish(tournament, entries, results, now, note="no_pairing")
+        return False
+    number = tournament.current_round + 1
+    round_row = TournamentRound.objects.create(tournament=tournament, number=number, started_at=now)
+    by_id = {e.pk: e for e in entries}
+    ruleset = Ruleset.from_dict(tournament.options)
+    calls: list[tuple[str, dict[str, Any]]] = []
+    opened: list[int] = []
+    for a_id, b_id in pairing.tables:
+        a, b = by_id[a_id], by_id[b_id]
+        table = _open_table(ruleset, a, b)
+        TournamentPairing.objects.create(round=round_row, entry_a=a, entry_b=b, table=table)
+        calls += _calls(table)
+        opened.append(table.pk)
+    if opened:
+        # Every table of the round starts at one instant, the commit: the same start time and the
+        # same first deadline, however long dealing them all took on a busy machine.
+        Table.objects.filter(pk__in=opened).update(started_at=timezone.now())
+        Game.objects.filter(table_id__in=opened, turn_deadline__isnull=False).update(
+            turn_deadline=clock.now() + timedelta(seconds=ruleset.draw_seconds))
+    if pairing.bye is not None:
+        TournamentPairing.objects.create(round=round_row, entry_a=by_id[pairing.bye], entry_b=None, score_a=0,
+                                         score_b=0, points_a=swiss.BYE_POINTS, finished_at=now)
+    tournament.current_round = number
+    tournament.save(update_fields=["current_round"])
+    _tell(tournament, calls)
+    return True
+
+
+def _open_table(ruleset: Ruleset, a: TournamentEntry, b: TournamentEntry) -> Table:
+    """A rated public table with entry A at seats 0 (and 2) and B at 1 (and 3), started."""
+    people = [a.user, b.user] + ([a.partner, b.partner] if ruleset.players == 4 else [])
+    table = create_table(creator=people[0], ruleset=ruleset, rated=True)
+    for position, person in enumerate(people[1:], start=1):
+        sit(table_id=table.pk, user=person, position=position)
+    return table
+
+
+def _calls(table: Table) -> list[tuple[str, dict[str, Any]]]:
+    """Each player of a new table is called to it on their lobby sockets (a notice, a sound)."""
+    from ..selectors.matchmaking import matched_frame, seat_names
+
+    table.refresh_from_db()
+    seats = seat_names(table)
+    frame = matched_frame(table, seats) | {"tournament": True}
+    return [(broadcast.user_group(s.user_id), frame) for s in table.seats.all() if s.user_id]
+
+
+def _finish(tournament: Tournament, entries: list[TournamentEntry], results: list[swiss.Result], now: datetime,
+            note: str = "") -> None:
+    ranks = {s.entrant: s.rank for s in swiss.standings(entrants_of(entries), results)}
+    for entry in entries:
+        entry.final_rank = ranks[entry.pk]
+    TournamentEntry.objects.bulk_update(entries, ["final_rank"])
+    tournament.status = Tournament.Status.FINISHED
+    tournament.finished_at = now
+    tournament.note = note
+    tournament.save(update_fields=["status", "finished_at", "note"])
+    _tell(tournament)
+
+
+def record_result(game: Game, table: Table) -> None:
+    """The match at `table` has just finished (the caller's transaction, the game locked): if it
+    is a tournament table, its pairing gets the result now, in the same commit."""
+    pairing = (TournamentPairing.objects.select_for_update(of=("self",))
+               .filter(table_id=table.pk, finished_at__isnull=True)
+               .select_related("entry_a", "entry_b", "round").first())
+    if pairing is None:
+        return
+    totals = list(game.result.get("totals") or game.totals or [0, 0])
+    pairing.score_a, pairing.score_b = int(totals[0]), int(totals[1])
+    forfeit = None
+    if game.abandoned_by_id is not None:
+        forfeit = next((e for e in (pairing.entry_a, pairing.entry_b)
+                        if game.abandoned_by_id in (e.user_id, e.partner_id)), None)
+    pairing.forfeit = forfeit
+    points = swiss.result_points(swiss.Result(pairing.round.number, pairing.entry_a_id, pairing.entry_b_id,
+                                              pairing.score_a, pairing.score_b,
+                                              forfeit=forfeit.pk if forfeit else None))
+    pairing.points_a, pairing.points_b = points[pairing.entry_a_id], points[pairing.entry_b_id]
+    pairing.finished_at = game.finished_at or clock.now()
+    pairing.save()
+    if forfeit is not None and forfeit.withdrawn_at is None:
+        forfeit.withdrawn_at = pairing.finished_at
+        forfeit.withdrawn_round = pairing.round.number
+        forfeit.save(update_fields=["withdrawn_at", "withdrawn_round"])
+    tournament = Tournament.objects.get(pk=pairing.round.tournament_id)
+    _tell(tournament)
+
+
+def _tell(tournament: Tournament, extra: list[tuple[str, dict[str, Any]]] | None = None) -> None:
+    """After the commit: the tournament's page (standings, pairings) and the players called."""
+    tournament_id = tournament.pk
+
+    def send() -> None:
+        from ..selectors.tournaments import tournament_frame
+
+        fresh = Tournament.objects.filter(pk=tournament_id).first()
+        if fresh is None:
+            return
+        broadcast.deliver([(tournament_group(tournament_id), tournament_frame(fresh)), *(extra or [])])
+
+    transaction.on_commit(send)

@@ -1,0 +1,96 @@
+"""A sit-and-go's page in Chromium, before, during and after, at 1280x800 and 390x844: Bruno takes
+the last place from his phone, both pages see round 1 paired live over the lobby socket and Anna
+is called to her table (a notice and the sound); the results, round 2 and the final standings
+reach the open pages without a reload. The tables are played out here through the play service
+(each seat by its own person, a beginner's choices), the round paired by the scheduler's pass."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.models import Tournament, TournamentPairing
+from games.services import tournaments
+from tests.factories import make_user
+from tests.tournaments.test_services import play_out, seated
+
+from .axe import serious_violations
+from .table_helpers import DESKTOP, PHONE, signed_in_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def shots(pages, screenshot_dir, moment: str) -> None:
+    for page, label in pages:
+        page.screenshot(path=str(screenshot_dir / f"tournament-{moment}-{label}.png"), full_page=True)
+        assert serious_violations(page) == [], (moment, label)
+
+
+def test_a_sit_and_go_page_before_during_and_after(live_site, browser, screenshot_dir):
+    anna, bruno, carla, dario = (make_user(n) for n in ("anna", "bruno", "carla", "dario"))
+    t = tournaments.create_tournament(name="Sit and go della sera", kind="sitgo", capacity=4,
+                                      description="Quattro giocatori, due turni da una mano.")
+    for person in (anna, carla, dario):
+        tournaments.register(tournament_id=t.pk, user=person)
+    ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
+    ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
+    pages = [(page_a, "1280"), (page_b, "390")]
+    try:
+        for page, _label in pages:
+            page.goto(f"{live_site}/tornei/{t.pk}/")
+            page.locator("#tournament-live").wait_for()
+        assert "3 iscritti su 4" in page_a.locator("#tournament-entrants").inner_text()
+        assert page_a.locator("#withdraw-button").is_visible()
+        assert page_b.locator("#register-button").is_visible()
+        shots(pages, screenshot_dir, "before")
+
+        page_b.click("#register-button")  # the last place: the event starts in this request
+        page_b.wait_for_load_state()
+        assert "Iscrizione fatta" in page_b.locator(".messages").inner_text()
+        page_b.locator("#tournament-live").wait_for()
+        # Anna's page heard it live: round 1, and her call to the table.
+        page_a.locator("#tournament-call").wait_for()
+        page_a.locator('#rounds .round[data-round="1"]').wait_for()
+        assert page_a.locator("#rounds .pairing").count() == 2
+        assert page_a.evaluate("window.burracoTournament.sounds.played").count("matched") == 1
+        mine = TournamentPairing.objects.filter(round__tournament=t, table__seats__user=anna).get()
+        assert page_a.locator("#tournament-call-link").get_attribute("href") == f"/tavolo/{mine.table_id}/"
+        assert page_b.locator("#tournament-call").is_visible()  # his page came back with the call
+
+        rng = random.Random(7)
+        first = list(TournamentPairing.objects.filter(round__tournament=t).select_related("table"))
+        play_out(first[0].table, rng, seated(first[0].table))
+        page_a.locator("#rounds .pairing.done").wait_for()
+        anna_done = first[0].table_id == mine.table_id
+        assert page_a.locator("#tournament-call").is_hidden() == anna_done  # her call ends with her table
+        for page, _label in pages:
+            page.locator("#rounds .pairing.done .score").wait_for()
+        shots(pages, screenshot_dir, "during")
+
+        play_out(first[1].table, rng, seated(first[1].table))
+        assert tournaments.advance()["rounds"] == 1
+        page_a.locator('#rounds .round[data-round="2"]').wait_for()
+        for pairing in TournamentPairing.objects.filter(round__tournament=t, round__number=2).select_related("table"):
+            play_out(pairing.table, rng, seated(pairing.table))
+        assert tournaments.advance()["finished"] == 1
+        t.refresh_from_db()
+        assert t.status == Tournament.Status.FINISHED
+        for page, _label in pages:
+            page.wait_for_function("document.getElementById('standings-title').textContent === 'Classifica finale'")
+            assert page.locator("#standings tbody tr").count() == 4
+            assert page.locator("#rounds .pairing.done").count() == 4
+            assert page.locator("#tournament-call").is_hidden() and page.locator("#tournament-actions").is_hidden()
+        winner = t.entries.get(final_rank=1)
+        assert page_a.locator("#standings tbody tr").first.get_attribute("data-entry") == str(winner.pk)
+        shots(pages, screenshot_dir, "after")
+
+        page_a.goto(f"{live_site}/tornei/")
+        assert "Sit and go della sera" in page_a.locator("#past-tournaments").inner_text()
+        page_a.screenshot(path=str(screenshot_dir / "tournament-list-1280.png"))
+        page_a.goto(f"{live_site}/giocatori/anna/")
+        assert "Sit and go della sera" in page_a.locator("#profile-tournaments").inner_text()
+        assert page_a.js_errors == [] and page_b.js_errors == []
+    finally:
+        ctx_a.close()
+        ctx_b.close()
