@@ -45,6 +45,7 @@ from django.utils.translation import gettext as _
 from ..engine import PRESETS, Ruleset
 from ..models import BotLevel, QueueEntry
 from ..selectors import matchmaking as queue_selectors
+from ..selectors import social as social_selectors
 from ..selectors.matchmaking import MODE_PLAYERS, rating_window
 from . import broadcast, clock
 from .tables import (
@@ -226,7 +227,8 @@ def fits(gap: float, a: Waiting, b: Waiting) -> bool:
     return gap <= max(rating_window(a.waited), rating_window(b.waited))
 
 
-def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
+def make_groups(waiting: list[Waiting], size: int,
+                apart: set[frozenset[int]] | None = None) -> list[list[Waiting]]:
     """Groups of `size` people, nobody in two: oldest first, each person not yet taken takes the
     `size - 1` nearest ratings among those not yet taken that `fits` them. Who fits no group
     waits for the next pass.
@@ -238,6 +240,11 @@ def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
     []
     >>> [[w.id for w in g] for g in make_groups([a, Waiting(3, 1900, 40)], 2)]
     [[3, 1]]
+
+    `apart` holds pairs of ids never put in one group (one of the two blocks the other):
+
+    >>> [[w.id for w in g] for g in make_groups([a, b, Waiting(4, 1560, 0)], 2, apart={frozenset((1, 2))})]
+    [[1, 4]]
     """
     if not waiting:
         return []
@@ -268,7 +275,8 @@ def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
                 hi += 1
             if gap > widest:
                 break  # the nearest one left is too far for anybody: so is everyone beyond
-            if fits(gap, anchor, candidate):
+            if fits(gap, anchor, candidate) and not (apart and any(
+                    frozenset((candidate.id, w.id)) in apart for w in (anchor, *picked))):
                 picked.append(candidate)
         if len(picked) == size - 1:
             group = [anchor, *picked]
@@ -324,10 +332,14 @@ def run_matcher(now: datetime | None = None, *, queue: tuple[str, str] | None = 
         for entry in present:
             queues[(entry.mode, entry.preset)].append(entry)
         placed: set[int] = set()
+        # People where one blocks the other are never put at one table (one query per pass).
+        blocked = social_selectors.blocked_pairs([e.user_id for e in present])
         for (mode, preset), members in queues.items():
             by_id = {e.pk: e for e in members}
             waiting = [Waiting(e.pk, e.rating, (now - e.joined_at).total_seconds()) for e in members]
-            for group in make_groups(waiting, MODE_PLAYERS[mode]):
+            entry_of = {e.user_id: e.pk for e in members}
+            apart = {frozenset(entry_of[u] for u in pair) for pair in blocked if all(u in entry_of for u in pair)}
+            for group in make_groups(waiting, MODE_PLAYERS[mode], apart):
                 people = seating([by_id[w.id] for w in group])
                 outcome = _seat_group(people, mode, preset, now, messages)
                 if outcome == "full":
