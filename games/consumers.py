@@ -611,6 +611,7 @@ class LobbyConsumer(SocketConsumer):
             OnlineHeartbeats.discard(self)
             try:
                 await run_db(social.socket_closed)(self.user_id, self.channel_name)
+                asyncio.get_running_loop().create_task(self._gone_later(self.user_id))
             except Exception:  # noqa: BLE001 - the socket's entry expires by itself
                 log.warning("lobby: %s not marked offline", self.user_id)
         if self.user_id is not None and not self.only_me and QueueHeartbeats.discard(self):
@@ -618,6 +619,15 @@ class LobbyConsumer(SocketConsumer):
                 await run_db(matchmaking.socket_closed)(self.user_id)
             except Exception:  # noqa: BLE001 - the entry then leaves when it goes stale
                 log.warning("lobby: the queue did not hear that %s left", self.user_id)
+
+    @staticmethod
+    async def _gone_later(user_id: int) -> None:
+        """Once the closed socket's linger is over, tell the followers if the person is gone."""
+        await asyncio.sleep(presence.LINGER_SECONDS + 0.1)
+        try:
+            await run_db(social.announce_if_gone)(user_id)
+        except Exception:  # noqa: BLE001 - their "Amici" pages refresh by themselves
+            log.warning("lobby: followers of %s not told", user_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         frame = await self._parse(text_data)

@@ -332,20 +332,21 @@ def user_heartbeat_many(sockets: list[tuple[int, str]]) -> set[int]:
     return {u for u, count in zip(users, before, strict=True) if not count}
 
 
-def user_disconnected(user_id: int, socket_id: str) -> bool:
-    """A lobby socket of this person closed. True when it was their last live one (offline now)."""
-    now = time.time()
+LINGER_SECONDS = 3.0  # a closed page keeps its person online this long: going to the next page is no news
+
+
+def user_disconnected(user_id: int, socket_id: str) -> None:
+    """A lobby socket of this person closed. It counts for LINGER_SECONDS more, so the page the
+    person is going to opens before they read as offline (see `social.socket_closed`)."""
+    expires = time.time() + LINGER_SECONDS
     client = _redis()
     if client is None:
         with _memory.lock:
-            mine = _online_memory.get(user_id, {})
-            mine.pop(socket_id, None)
-            return not any(exp > now for exp in mine.values())
-    key = _prefix() + _online_key(user_id)
-    pipe = client.pipeline(transaction=False)
-    pipe.zrem(key, socket_id)
-    pipe.zcount(key, now, "+inf")
-    return not pipe.execute()[1]
+            mine = _online_memory.setdefault(user_id, {})
+            if socket_id in mine:
+                mine[socket_id] = min(mine[socket_id], expires)
+        return
+    client.zadd(_prefix() + _online_key(user_id), {socket_id: expires}, xx=True, lt=True)
 
 
 def online_users(user_ids: list[int]) -> set[int]:

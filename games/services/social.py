@@ -126,5 +126,13 @@ def socket_opened(user_id: int, socket_id: str) -> None:
 
 
 def socket_closed(user_id: int, socket_id: str) -> None:
-    if presence.user_disconnected(user_id, socket_id):
+    """A lobby socket of this person closed: it lingers a moment (the next page opening is no
+    news); the caller calls `announce_if_gone` once that moment has passed."""
+    presence.user_disconnected(user_id, socket_id)
+
+
+def announce_if_gone(user_id: int) -> None:
+    """After a closed socket's linger: if none of this person's sockets lives, their followers
+    hear it."""
+    if not presence.online_users([user_id]):
         presence_changed(user_id)

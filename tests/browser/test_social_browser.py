@@ -70,10 +70,10 @@ def test_follow_from_the_profile_and_see_the_friend_online_at_a_table_with_a_wat
         page_a.locator("#table-page").wait_for()
         assert Table.objects.get(pk=table.pk).seats.filter(user=anna).count() == 0  # watching, not seated
 
-        # He closes his page: offline again, live.
+        # He closes his page: offline again, live, once the closed page's linger (3 s) is over.
         page_p.bring_to_front()
         page_b.close()
-        page_p.wait_for_selector('#friend-list .friend:not(.online)[data-key="bruno"]', timeout=5000)
+        page_p.wait_for_selector('#friend-list .friend:not(.online)[data-key="bruno"]', timeout=8000)
         assert page_a.js_errors == [] and page_p.js_errors == [] and page_b.js_errors == []
     finally:
         for ctx in (ctx_a, ctx_p, ctx_b):

@@ -4,6 +4,8 @@ changed, blocking felt by challenges, follows and the queue, and the bell's stor
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -138,7 +140,8 @@ def test_the_pages_say_each_refusal_and_change_nothing():
     assert Follow.objects.count() == 0
 
 
-def test_friends_shows_who_is_online_and_where_with_a_way_to_watch_or_join():
+def test_friends_shows_who_is_online_and_where_with_a_way_to_watch_or_join(monkeypatch):
+    monkeypatch.setattr(presence, "LINGER_SECONDS", 0.3)
     anna, bruno, carla, dario, elena = (make_user(n) for n in ("anna", "bruno", "carla", "dario", "elena"))
     for name in ("bruno", "carla", "dario"):
         social.follow(user=anna, username=name)
@@ -160,7 +163,10 @@ def test_friends_shows_who_is_online_and_where_with_a_way_to_watch_or_join():
         waiting.pk, "join", 1)
     assert tables["dario"] == [{"id": private.pk, "status": "waiting", "private": True, "players": 2,
                                 "free_seats": 1, "action": None, "url": None}]  # no way into a private table
-    assert not presence.online_users([bruno.pk, dario.pk])  # gone with their sockets
+    # A closed page lingers a moment (the next page is about to open), then its person is gone.
+    assert presence.online_users([bruno.pk, dario.pk]) == {bruno.pk, dario.pk}
+    time.sleep(presence.LINGER_SECONDS + 0.1)
+    assert presence.online_users([bruno.pk, dario.pk]) == set()
 
     # The page draws the same.
     client = Client()

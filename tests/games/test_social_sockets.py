@@ -111,7 +111,8 @@ async def test_your_turn_rings_only_for_a_player_not_looking_at_the_table(app):
         await comm.disconnect()
 
 
-async def test_friends_over_the_socket_with_a_friend_coming_online_and_leaving(app):
+async def test_friends_over_the_socket_with_a_friend_coming_online_and_leaving(app, monkeypatch):
+    monkeypatch.setattr(presence, "LINGER_SECONDS", 0.5)  # a closed page lingers this long
     anna, bruno = await people("anna", "bruno")
     await database_sync_to_async(social.follow)(user=anna, username="bruno")
     a = await bell_socket(app, anna)
@@ -129,10 +130,17 @@ async def test_friends_over_the_socket_with_a_friend_coming_online_and_leaving(a
     assert [(t["id"], t["action"], t["url"]) for t in friends[0]["tables"]] == [
         (table.pk, "watch", f"/tavolo/{table.pk}/")]
 
-    # A second page of his is no news; closing both is.
+    # A second page of his is no news, nor is going from one page to the next (the closed one
+    # lingers); closing them all is, once the linger is over.
     b2 = await bell_socket(app, bruno)
-    await b2.disconnect()
     await b.disconnect()
+    b3 = await bell_socket(app, bruno)
+    await b2.disconnect()
+    await asyncio.sleep(0.8)
+    assert await a.receive_nothing(timeout=0.3)  # no friends_changed for any of that
+    assert await database_sync_to_async(presence.online_users)([bruno.pk]) == {bruno.pk}
+    await b3.disconnect()
+    assert await database_sync_to_async(presence.online_users)([bruno.pk]) == {bruno.pk}  # lingering
     assert (await receive_type(a, "friends_changed")) == {"type": "friends_changed"}
     await a.send_json_to({"type": "friends"})
     assert (await receive_type(a, "friends"))["friends"][0]["online"] is False
