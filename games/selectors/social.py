@@ -81,7 +81,7 @@ def friends(user) -> list[dict[str, Any]]:
         else:
             action = None
         by_friend.setdefault(seat.user_id, []).append({
-            "id": table.pk,
+            "id": None if table.private else table.pk,  # a private table is not even numbered
             "status": table.status,
             "private": table.private,
             "players": table.players,
