@@ -40,7 +40,9 @@ function draw(frame) {
       li.append(el("a", "", ""));
       return li;
     }, (li, item) => {
-      li.className = `bell-item${item.unread ? " unread" : ""}`;
+      // While the panel is open, what was new when it opened stays marked (read or not by now).
+      const marked = item.unread || (bell.open && li.classList.contains("unread"));
+      li.className = `bell-item${marked ? " unread" : ""}`;
       li.dataset.kind = item.kind;
       const link = li.firstChild;
       link.href = item.url;
@@ -77,6 +79,7 @@ function markRead() {
 if (bell) {
   bell.addEventListener("toggle", () => {
     if (bell.open) markRead();
+    else for (const li of document.querySelectorAll("#bell-list .bell-item.unread")) li.classList.remove("unread");
   });
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && bell.open) {

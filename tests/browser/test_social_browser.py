@@ -59,6 +59,10 @@ def test_follow_from_the_profile_and_see_the_friend_online_at_a_table_with_a_wat
         page_a.screenshot(path=str(screenshot_dir / "friends-online-1280.png"))
         assert serious_violations(page_a) == []
 
+        page_p.goto(f"{live_site}/giocatori/bruno/")
+        assert page_p.locator("#unfollow-button").is_visible() and fits_the_screen(page_p)
+        page_p.screenshot(path=str(screenshot_dir / "follow-profile-390.png"))
+        assert serious_violations(page_p) == []
         page_p.goto(f"{live_site}/amici/")
         page_p.wait_for_selector('#friend-list .friend.online[data-key="bruno"]')
         assert fits_the_screen(page_p)
@@ -108,6 +112,8 @@ def test_the_bell_rings_live_lists_links_is_read_when_opened_and_survives_a_relo
                                    timeout=5000)
             assert page.locator("#bell-count").is_visible()
         assert "Nuova notifica" in desk.locator("#bell-status").inner_text()
+        phone.screenshot(path=str(screenshot_dir / "bell-count-390.png"),
+                         clip={"x": 0, "y": 0, "width": 390, "height": 120})
 
         desk.click("#bell-button")
         items = desk.locator("#bell-list .bell-item")
@@ -121,6 +127,9 @@ def test_the_bell_rings_live_lists_links_is_read_when_opened_and_survives_a_relo
         assert serious_violations(desk) == []
         # The phone's bell goes quiet too (its page hears the same person's frame).
         phone.wait_for_selector("#bell-count", state="hidden", timeout=5000)
+        # The read bell frame reached the open panel too: what was new stays marked while it is open.
+        desk.wait_for_function("window.__wire.filter((w) => w[1] === 'in' && w[2] === 'bell').length >= 4")
+        assert desk.locator("#bell-list .bell-item.unread").count() == 2
         assert not Notification.objects.filter(user=other, read_at__isnull=True).exists()
 
         phone.click("#bell-button")
@@ -131,7 +140,9 @@ def test_the_bell_rings_live_lists_links_is_read_when_opened_and_survives_a_relo
         phone.keyboard.press("Escape")
         assert phone.locator("#bell-panel").is_hidden()
 
-        # A reload: still read, still listed (stored).
+        # Closed: nothing marked new any more. A reload: still read, still listed (stored).
+        desk.keyboard.press("Escape")
+        assert desk.locator("#bell-list .bell-item.unread").count() == 0
         desk.reload()
         assert desk.locator("#bell-count").is_hidden()
         desk.click("#bell-button")
