@@ -10,13 +10,16 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from ..models import Notification
+from ..services import clock
 from .rules import preset_label
 
 BELL_LIMIT = 10
 
 
 def unread_count(user_id: int) -> int:
-    return Notification.objects.filter(user_id=user_id, read_at__isnull=True).count()
+    """Unread lines, an invitation past its time left out (nothing to answer any more)."""
+    return (Notification.objects.filter(user_id=user_id, read_at__isnull=True)
+            .exclude(kind=Notification.Kind.CHALLENGE, challenge__expires_at__lte=clock.now()).count())
 
 
 def _item(note: Notification) -> dict[str, Any]:
@@ -24,6 +27,9 @@ def _item(note: Notification) -> dict[str, Any]:
     if note.kind == Notification.Kind.CHALLENGE:
         preset = note.challenge.preset if note.challenge_id else ""
         text = _("%(name)s ti sfida a una partita (%(preset)s).") % {"name": name, "preset": preset_label(preset)}
+        if note.challenge_id and note.challenge.expires_at <= clock.now():
+            text = _("%(name)s ti aveva sfidato a una partita (%(preset)s): l'invito è scaduto.") % {
+                "name": name, "preset": preset_label(preset)}
         url = reverse("lobby") + "#invitations"
     elif note.kind == Notification.Kind.REMATCH:
         text = _("%(name)s ti propone la rivincita del tavolo %(n)s.") % {"name": name, "n": note.table_id}

@@ -5,6 +5,7 @@ changed, blocking felt by challenges, follows and the queue, and the bell's stor
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -15,7 +16,7 @@ from games.engine import Ruleset
 from games.models import Block, Challenge, Follow, Notification, QueueEntry, Seat, Table
 from games.selectors import notifications as bell_selectors
 from games.selectors import social as social_selectors
-from games.services import challenges, matchmaking, notifications, presence, rematch, social
+from games.services import challenges, clock, matchmaking, notifications, presence, rematch, social
 from games.services.tables import TableError, create_table
 from tests.factories import finished_match
 from tests.games.helpers import make_user, started_table
@@ -201,6 +202,13 @@ def test_the_bell_keeps_invitations_rematch_offers_and_turns_until_read():
     assert bell["items"][0]["url"] == "/gioca/#invitations"
     challenges.decline_challenge(user=bruno, challenge_id=challenge.pk)
     assert bell_selectors.bell(bruno)["unread"] == 0  # answered: read
+    # One left unanswered past its time is no longer counted, and says so.
+    Challenge.objects.filter(pk=challenges.send_challenge(challenger=anna, username="bruno", preset="mano_unica").pk
+                             ).update(expires_at=clock.now() - timedelta(seconds=1))
+    bell = bell_selectors.bell(bruno)
+    assert bell["unread"] == 0 and bell["items"][0]["unread"] is True
+    assert bell["items"][0]["text"] == "anna ti aveva sfidato a una partita (Mano unica): l'invito è scaduto."
+    Notification.objects.filter(challenge__expires_at__lte=clock.now()).delete()
 
     # "Your turn": one unread line per table, refreshed, not repeated.
     table = started_table([anna, bruno])
