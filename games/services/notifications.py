@@ -10,6 +10,7 @@ followed, after the commit, by the person's `bell` frame on their lobby sockets
 - `your_turn`: the turn passed to a person with no socket at the table (called after the
   move's commit by the play path, which already knows who is at the table). One unread line per
   table: a later turn there refreshes it instead of adding another.
+- `table_opened`: the person opened that table's page: its lines are seen.
 - `mark_read`: the person opened the bell.
 """
 
@@ -88,6 +89,18 @@ def your_turn(*, table_id: int, user_id: int, now: datetime | None = None) -> No
             Notification.objects.create(user_id=user_id, kind=Notification.Kind.TURN, table_id=table_id,
                                         created_at=now)
         _push_after_commit([user_id])
+
+
+def table_opened(*, user, table_id: int, now: datetime | None = None) -> int:
+    """The person opened the table's page: its "your turn" and rematch lines are seen (one
+    statement; the bells of their other pages hear it if anything changed)."""
+    if user is None or not user.is_authenticated:
+        return 0
+    count = Notification.objects.filter(user=user, table_id=table_id, read_at__isnull=True).update(
+        read_at=now or clock.now())
+    if count:
+        _push_after_commit([user.pk])
+    return count
 
 
 def mark_read(*, user, now: datetime | None = None) -> int:

@@ -219,6 +219,13 @@ def test_the_bell_keeps_invitations_rematch_offers_and_turns_until_read():
     assert bell_selectors.bell(bruno)["items"][0]["text"] == f"Tocca a te al tavolo {table.pk}."
     with translation.override("en"):
         assert bell_selectors.bell(bruno)["items"][0]["text"] == f"Your turn at table {table.pk}."
+    # Opening that table's page is seeing it: the line is read.
+    client = Client()
+    client.force_login(bruno)
+    assert client.get(reverse("table", args=[table.pk])).status_code == 200
+    assert bell_selectors.bell(bruno)["unread"] == 0 and turns.get().read_at is not None
+    notifications.your_turn(table_id=table.pk, user_id=bruno.pk)  # a later turn there rings again
+    assert bell_selectors.bell(bruno)["unread"] == 1 and turns.filter(read_at__isnull=True).count() == 1
 
     # A rematch offer reaches who is not looking at the finished table.
     game = finished_match([anna, bruno])
@@ -229,8 +236,28 @@ def test_the_bell_keeps_invitations_rematch_offers_and_turns_until_read():
     assert bell_selectors.bell(bruno)["unread"] == 2
 
     assert notifications.mark_read(user=bruno) == 2
-    assert bell_selectors.bell(bruno)["unread"] == 0 and len(bell_selectors.bell(bruno)["items"]) == 3
+    assert bell_selectors.bell(bruno)["unread"] == 0 and len(bell_selectors.bell(bruno)["items"]) == 4
     assert notifications.mark_read(user=bruno) == 0
 
     rematch.offer_rematch(table_id=game.table_id, user=bruno)  # both said yes: a new table
     assert not Notification.objects.filter(kind="rematch", read_at__isnull=True).exists()
+
+
+def test_the_friends_list_and_the_bell_cost_the_same_few_queries_for_many_friends():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    anna = make_user("anna")
+    counts = []
+    for batch in (range(2), range(2, 14)):
+        for i in batch:
+            friend = make_user(f"amico{i}")
+            social.follow(user=anna, username=friend.username)
+            started_table([friend, make_user(f"rivale{i}")])
+            challenges.send_challenge(challenger=friend, username="anna", preset="classico")
+        with CaptureQueriesContext(connection) as friends_queries:
+            assert len(social_selectors.friends(anna)) == len(batch) + (2 if len(batch) > 2 else 0)
+        with CaptureQueriesContext(connection) as bell_queries:
+            bell_selectors.bell(anna)
+        counts.append((len(friends_queries), len(bell_queries)))
+    assert counts[0] == counts[1] == (4, 2), counts
