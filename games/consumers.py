@@ -555,7 +555,6 @@ class LobbyConsumer(SocketConsumer):
         self.bucket = TokenBucket()
         self.abuse = AbuseScore()
         self.groups_joined: list[str] = []
-        self.online = False
         self.only_me = b"only=me" in (self.scope.get("query_string") or b"").split(b"&")
         await self.accept()
         try:
@@ -575,7 +574,6 @@ class LobbyConsumer(SocketConsumer):
         if self.user_id is not None:
             try:
                 await run_db(social.socket_opened)(self.user_id, self.channel_name)
-                self.online = True
             except Exception:  # noqa: BLE001 - Redis is down: the heartbeat adds the socket later
                 log.warning("lobby: %s not marked online", self.user_id)
             OnlineHeartbeats.add(self)
