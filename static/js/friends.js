@@ -1,7 +1,8 @@
 // The "Amici" page: the list drawn on load, kept live over the person's lobby socket (the
 // bell's, static/js/bell.js): it asks for a `friends` frame when the socket opens, when the
-// server says a friend came online or went offline (`friends_changed`), and every REFRESH_MS
-// (seating changes are not pushed to followers).
+// server says something changed for a friend (`friends_changed`: online, offline, seated, a
+// game started or ended; a burst of them makes one request), and every REFRESH_MS (a friend
+// standing up from a waiting table is not pushed).
 
 import { el, fmt, keyed, readJSON } from "./lib/dom.js";
 import { send, subscribe } from "./bell.js";
@@ -45,9 +46,15 @@ function draw(friends) {
 }
 
 const ask = () => send({ type: "friends" });
+let pending = null;
 
 subscribe((frame) => {
   if (frame.type === "friends" && Array.isArray(frame.friends)) draw(frame.friends);
-  else if (frame.type === "friends_changed") ask();
+  else if (frame.type === "friends_changed" && !pending) {
+    pending = setTimeout(() => {
+      pending = null;
+      ask();
+    }, 250);
+  }
 }, ask);
 setInterval(ask, REFRESH_MS);

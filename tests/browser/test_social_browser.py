@@ -129,7 +129,9 @@ def test_the_bell_rings_live_lists_links_is_read_when_opened_and_survives_a_relo
         phone.wait_for_selector("#bell-count", state="hidden", timeout=5000)
         # The read bell frame reached the open panel too: what was new stays marked while it is open.
         desk.wait_for_function("window.__wire.filter((w) => w[1] === 'in' && w[2] === 'bell').length >= 4")
-        assert desk.locator("#bell-list .bell-item.unread").count() == 2
+        assert desk.locator("#bell-list .bell-item.unread").count() == 2, (
+            desk.evaluate("[document.getElementById('bell').open, document.getElementById('bell-list').outerHTML,"
+                          " JSON.stringify(window.__wire)]"))
         assert not Notification.objects.filter(user=other, read_at__isnull=True).exists()
 
         phone.click("#bell-button")

@@ -11,8 +11,10 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from games.engine import Ruleset
 from games.models import Game, Notification
 from games.services import challenges, presence, social, turns
+from games.services.tables import create_table, sit
 from tests.games.helpers import make_user, started_table, ws_headers
 from tests.games.test_consumers import connect
 from tests.games.test_matchmaking import TIMEOUT, app, lobby, people, receive, receive_type
@@ -115,13 +117,15 @@ async def test_friends_over_the_socket_with_a_friend_coming_online_and_leaving(a
     monkeypatch.setattr(presence, "LINGER_SECONDS", 0.5)  # a closed page lingers this long
     anna, bruno = await people("anna", "bruno")
     await database_sync_to_async(social.follow)(user=anna, username="bruno")
+    table, _game = await game_of_two(bruno, await database_sync_to_async(make_user)("carla"))
     a = await bell_socket(app, anna)
     await receive(a)  # her bell
     await a.send_json_to({"type": "friends"})
     friends = await receive_type(a, "friends")
-    assert friends["friends"] == [{"username": "bruno", "url": "/giocatori/bruno/", "online": False, "tables": []}]
+    assert friends["friends"] == [{"username": "bruno", "url": "/giocatori/bruno/", "online": False, "tables": [
+        {"id": table.pk, "status": "playing", "private": False, "players": 2, "free_seats": 0, "action": "watch",
+         "url": f"/tavolo/{table.pk}/"}]}]
 
-    table, _game = await game_of_two(bruno, await database_sync_to_async(make_user)("carla"))
     b = await lobby(app, bruno)  # the lobby page: online for those who follow him
     assert (await receive_type(a, "friends_changed")) == {"type": "friends_changed"}
     await a.send_json_to({"type": "friends"})
@@ -146,3 +150,25 @@ async def test_friends_over_the_socket_with_a_friend_coming_online_and_leaving(a
     assert (await receive_type(a, "friends"))["friends"][0]["online"] is False
     assert await database_sync_to_async(presence.online_users)([bruno.pk]) == set()
     await a.disconnect()
+
+
+async def test_a_friend_sitting_down_and_the_game_starting_are_pushed_to_followers(app):
+    anna, bruno, carla = await people("anna", "bruno", "carla")
+    await database_sync_to_async(social.follow)(user=anna, username="bruno")
+    a, c = await bell_socket(app, anna), await bell_socket(app, carla)
+    await receive(a), await receive(c)
+
+    table = await database_sync_to_async(create_table)(creator=bruno, ruleset=Ruleset.preset("classico", players=2))
+    assert (await receive_type(a, "friends_changed")) == {"type": "friends_changed"}
+    await a.send_json_to({"type": "friends"})
+    tables = (await receive_type(a, "friends"))["friends"][0]["tables"]
+    assert [(t["id"], t["status"], t["action"], t["free_seats"]) for t in tables] == [(table.pk, "waiting", "join", 1)]
+
+    await database_sync_to_async(sit)(table_id=table.pk, user=carla, position=1)  # the game starts
+    assert (await receive_type(a, "friends_changed")) == {"type": "friends_changed"}
+    await a.send_json_to({"type": "friends"})
+    tables = (await receive_type(a, "friends"))["friends"][0]["tables"]
+    assert [(t["id"], t["status"], t["action"]) for t in tables] == [(table.pk, "playing", "watch")]
+    assert await c.receive_nothing(timeout=0.3)  # she follows nobody: no friends_changed for her
+    await a.disconnect()
+    await c.disconnect()
