@@ -27,9 +27,11 @@ from burraco_site.wsauth import authenticate, session_and_user
 
 from .engine import IllegalMove
 from .selectors import lobby as lobby_selectors
+from .selectors import notifications as notification_selectors
+from .selectors import social as social_selectors
 from .selectors import tables as table_selectors
 from .selectors import tournaments as tournament_selectors
-from .services import broadcast, challenges, matchmaking, play, presence, tournaments
+from .services import broadcast, challenges, matchmaking, notifications, play, presence, social, tournaments
 from .services.tables import TableError, take_seat_back
 
 log = logging.getLogger(__name__)
@@ -505,12 +507,50 @@ class QueueHeartbeats:
                 log.warning("queue heartbeat failed for %d people", len(user_ids))
 
 
+class OnlineHeartbeats:
+    """One heartbeat for all the signed-in lobby sockets of this process (the lobby page's and
+    every page's bell): every presence.HEARTBEAT_SECONDS one Redis round trip says their people
+    are online (games/services/presence.py, "who is online"); who reads as new there (Redis had
+    forgotten them) is announced to their followers again."""
+
+    sockets: set[LobbyConsumer] = set()
+    task: asyncio.Task | None = None
+
+    @classmethod
+    def add(cls, consumer: LobbyConsumer) -> None:
+        cls.sockets.add(consumer)
+        loop = asyncio.get_running_loop()
+        if cls.task is None or cls.task.done() or cls.task.get_loop() is not loop:
+            cls.task = loop.create_task(cls._run())
+
+    @classmethod
+    def discard(cls, consumer: LobbyConsumer) -> None:
+        cls.sockets.discard(consumer)
+
+    @classmethod
+    async def _run(cls) -> None:
+        while cls.sockets:
+            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            beats = [(c.user_id, c.channel_name) for c in list(cls.sockets)]
+            try:
+                back = await run_db(presence.user_heartbeat_many)(beats)
+                for user_id in back:
+                    await run_db(social.presence_changed)(user_id)
+            except Exception:  # noqa: BLE001 - Redis is down: the next beat tries again
+                log.warning("online heartbeat failed for %d sockets", len(beats))
+
+
 class LobbyConsumer(SocketConsumer):
     """The lobby: the live list of public tables (nothing private, nothing hidden) for anyone,
     and "Gioca con persone" for a signed-in person: join or leave a queue, hear of the match on
     the person's own group (`lobby.user.<id>`, every lobby tab of theirs), and the answers to
     challenges (games/services/challenges.py) on the same group. Closing the last
-    lobby socket leaves the queue after a grace (games/services/matchmaking.py)."""
+    lobby socket leaves the queue after a grace (games/services/matchmaking.py).
+
+    Every other page of a signed-in person opens one too for the header's bell
+    (`/ws/lobby/?only=me`): that socket joins only the person's group (no public list, no queue)
+    and starts with the person's `bell` frame. Either kind makes its person online for their
+    friends (games/services/social.py) and answers `friends` and `bell_read`."""
 
     user_id: int | None = None
 
@@ -520,6 +560,7 @@ class LobbyConsumer(SocketConsumer):
         self.bucket = TokenBucket()
         self.abuse = AbuseScore()
         self.groups_joined: list[str] = []
+        self.only_me = b"only=me" in (self.scope.get("query_string") or b"").split(b"&")
         await self.accept()
         try:
             opened = await run_db(self._open)(self.scope.get("session_key"))
@@ -527,7 +568,7 @@ class LobbyConsumer(SocketConsumer):
             log.warning("lobby: could not open a socket", exc_info=True)
             await self.close(code=1013)
             return
-        groups = [broadcast.LOBBY_GROUP]
+        groups = [] if self.only_me else [broadcast.LOBBY_GROUP]
         if opened["user_id"] is not None:
             self.user_id = opened["user_id"]
             self.language = opened["language"]
@@ -535,6 +576,18 @@ class LobbyConsumer(SocketConsumer):
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
         self.groups_joined = groups
+        if self.user_id is not None:
+            try:
+                await run_db(social.socket_opened)(self.user_id, self.channel_name)
+            except Exception:  # noqa: BLE001 - Redis is down: the heartbeat adds the socket later
+                log.warning("lobby: %s not marked online", self.user_id)
+            OnlineHeartbeats.add(self)
+        if self.only_me:
+            if self.user_id is None:
+                await self.close(code=CLOSE_UNAUTHENTICATED)
+                return
+            await self._send(await run_db(notification_selectors.bell_frame)(self.user_id, self.language))
+            return
         await self.send(text_data=json.dumps({"type": "lobby", "tables": opened["tables"]}))
         if self.user_id is not None:
             QueueHeartbeats.add(self)
@@ -550,18 +603,34 @@ class LobbyConsumer(SocketConsumer):
         return {
             "user_id": user.pk if signed_in else None,
             "language": (getattr(user, "language", "") or settings.LANGUAGE_CODE) if signed_in else None,
-            "tables": lobby_selectors.lobby_list(),
+            "tables": [] if self.only_me else lobby_selectors.lobby_list(),
         }
 
     async def disconnect(self, code: int) -> None:
         for group in self.groups_joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = []
-        if self.user_id is not None and QueueHeartbeats.discard(self):
+        if self.user_id is not None:
+            OnlineHeartbeats.discard(self)
+            try:
+                await run_db(social.socket_closed)(self.user_id, self.channel_name)
+                asyncio.get_running_loop().create_task(self._gone_later(self.user_id))
+            except Exception:  # noqa: BLE001 - the socket's entry expires by itself
+                log.warning("lobby: %s not marked offline", self.user_id)
+        if self.user_id is not None and not self.only_me and QueueHeartbeats.discard(self):
             try:
                 await run_db(matchmaking.socket_closed)(self.user_id)
             except Exception:  # noqa: BLE001 - the entry then leaves when it goes stale
                 log.warning("lobby: the queue did not hear that %s left", self.user_id)
+
+    @staticmethod
+    async def _gone_later(user_id: int) -> None:
+        """Once the closed socket's linger is over, tell the followers if the person is gone."""
+        await asyncio.sleep(presence.LINGER_SECONDS + 0.1)
+        try:
+            await run_db(social.announce_if_gone)(user_id)
+        except Exception:  # noqa: BLE001 - their "Amici" pages refresh by themselves
+            log.warning("lobby: followers of %s not told", user_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         frame = await self._parse(text_data)
@@ -573,7 +642,8 @@ class LobbyConsumer(SocketConsumer):
             return
         handler = {"queue_join": self._on_join, "queue_leave": self._on_leave, "pair_decline": self._on_pair_decline,
                    "challenge_accept": self._on_challenge, "challenge_decline": self._on_challenge,
-                   "challenge_cancel": self._on_challenge,
+                   "challenge_cancel": self._on_challenge, "friends": self._on_friends,
+                   "bell_read": self._on_bell_read,
                    "tournament_watch": self._on_tournament_watch}.get(frame["type"])
         if handler is None:
             await self._bad("unknown_type", ref=ref)
@@ -591,6 +661,20 @@ class LobbyConsumer(SocketConsumer):
                 await self._error("unavailable", server_messages()["unavailable"], ref)
             except Busy:
                 await self._error("busy", server_messages()["busy"], ref)
+
+    def _signed_in(self) -> None:
+        if self.user_id is None:
+            raise TableError("login_required", _("Per questo bisogna entrare con il proprio account."))
+
+    async def _on_friends(self, frame: dict[str, Any], ref) -> None:
+        """Whom this person follows, who of them is online and where (a `friends` frame)."""
+        self._signed_in()
+        await self._send(await run_db(social_selectors.friends_frame)(self.scope["user"]))
+
+    async def _on_bell_read(self, frame: dict[str, Any], ref) -> None:
+        """The bell was opened: all read (every page's bell hears the new `bell` frame)."""
+        self._signed_in()
+        await run_db(notifications.mark_read)(user=self.scope["user"])
 
     async def _on_join(self, frame: dict[str, Any], ref) -> None:
         """The service answers on the person's group: a `queue` frame (waiting), then `matched`."""

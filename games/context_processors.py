@@ -15,3 +15,13 @@ def waiting_tables(request) -> dict[str, list[int]]:
     ids = Seat.objects.filter(user=user, table__status=Table.Status.WAITING, table__private=False).values_list(
         "table_id", flat=True)
     return {"waiting_tables": sorted(ids)}
+
+
+def bell(request) -> dict:
+    """The header's bell for a signed-in player: unread count and latest lines (two queries)."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    from .selectors.notifications import bell as read_bell
+
+    return {"bell": read_bell(user)}

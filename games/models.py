@@ -442,3 +442,69 @@ class TournamentPairing(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entry_a_id} - {self.entry_b_id} ({self.round_id})"
+
+
+class Follow(models.Model):
+    """One person follows another ("Amici", games/services/social.py): the follower sees whether
+    the followed player is online and at which table. Never oneself; once per pair."""
+
+    follower = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="following")
+    followed = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="followers")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["follower", "followed"], name="follow_once_per_pair"),
+            models.CheckConstraint(condition=~models.Q(follower=models.F("followed")), name="follow_not_oneself"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.follower_id} follows {self.followed_id}"
+
+
+class Block(models.Model):
+    """One person blocks another: the blocked player cannot challenge or follow them, and the
+    queue does not pair the two. Never oneself; once per pair."""
+
+    blocker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocking")
+    blocked = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocked_by")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="block_once_per_pair"),
+            models.CheckConstraint(condition=~models.Q(blocker=models.F("blocked")), name="block_not_oneself"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker_id} blocks {self.blocked_id}"
+
+
+class Notification(models.Model):
+    """One line of the header's bell (games/services/notifications.py): an invitation, a rematch
+    offer, or "your turn" at a table the person was not looking at. Stored, so it survives a
+    reload; `read_at` is set when the person opens the bell. The text is made when shown (in the
+    reader's language) from `kind` and the rows it points at."""
+
+    class Kind(models.TextChoices):
+        CHALLENGE = "challenge", _("Invito")
+        REMATCH = "rematch", _("Rivincita")
+        TURN = "turn", _("Tocca a te")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="+")
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    challenge = models.ForeignKey(Challenge, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField()
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="notification_user_idx"),
+            models.Index(fields=["user"], condition=models.Q(read_at__isnull=True), name="notification_unread_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.kind} {'read' if self.read_at else 'unread'}"

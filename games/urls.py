@@ -11,6 +11,7 @@ from .views import leaderboards as leaderboards_views
 from .views import lobby as lobby_views
 from .views import replay as replay_views
 from .views import rules as rules_views
+from .views import social as social_views
 from .views import table as table_views
 from .views import tournaments as tournament_views
 
@@ -31,6 +32,12 @@ urlpatterns = [
     path("sfida/<int:challenge_id>/accetta/", challenge_views.challenge_accept, name="challenge_accept"),
     path("sfida/<int:challenge_id>/rifiuta/", challenge_views.challenge_decline, name="challenge_decline"),
     path("sfida/<int:challenge_id>/annulla/", challenge_views.challenge_cancel, name="challenge_cancel"),
+    path("amici/", social_views.friends, name="friends"),
+    path("amici/segui/", social_views.follow, name="follow"),
+    path("amici/smetti/", social_views.unfollow, name="unfollow"),
+    path("amici/blocca/", social_views.block, name="block"),
+    path("amici/sblocca/", social_views.unblock, name="unblock"),
+    path("notifiche/lette/", social_views.bell_read, name="bell_read"),
     path("storico/", history_views.history, name="history"),
     path("storico/partita/<int:game_id>/", history_views.game_detail, name="game_detail"),
     path("storico/partita/<int:game_id>/mosse.json", history_views.game_moves_json, name="game_moves_json"),

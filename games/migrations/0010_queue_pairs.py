@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0008_challenge'),
+        ('games', '0009_social'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -22,13 +22,14 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from ..engine import Ruleset
-from ..models import Challenge
+from ..models import Block, Challenge
 from ..selectors import challenges as selectors
 from ..selectors.matchmaking import matched_frame, seat_names
-from . import broadcast, clock
+from . import broadcast, clock, notifications
 from .tables import TableError, create_table, sit
 
 
@@ -47,7 +48,8 @@ def _tell_both(challenge: Challenge, now: datetime, extra: list[tuple[str, dict[
 def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | None = None) -> Challenge:
     """`challenger` invites the player named `username` to a game of `preset` for two. Refused
     when not signed in, for a player who does not exist, for oneself, for a preset not played
-    by two, and while an invitation of theirs to the same person still waits."""
+    by two, when either of the two blocks the other (games/services/social.py), and while an
+    invitation of theirs to the same person still waits."""
     _require_login(challenger)
     now = now or clock.now()
     invitee = (get_user_model().objects.filter(username=username, is_active=True).first()
@@ -56,6 +58,14 @@ def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | No
         raise TableError("no_player", _("Questo giocatore non esiste."))
     if invitee.pk == challenger.pk:
         raise TableError("self_challenge", _("Non puoi sfidare te stesso: scegli un altro giocatore."))
+    blocks = set(Block.objects.filter(Q(blocker=challenger, blocked=invitee) | Q(blocker=invitee, blocked=challenger))
+                 .values_list("blocker_id", flat=True))
+    if challenger.pk in blocks:
+        raise TableError("you_block", _("Hai bloccato %(name)s: sbloccalo prima di sfidarlo.")
+                         % {"name": invitee.username})
+    if blocks:
+        raise TableError("blocked", _("Non puoi sfidare %(name)s: questo giocatore non accetta tuoi inviti.")
+                         % {"name": invitee.username})
     if not selectors.is_challenge_preset(preset):
         raise TableError("bad_preset", _("Variante sconosciuta: scegli una delle varianti proposte."))
     ruleset = Ruleset.preset(preset, players=2)
@@ -73,6 +83,7 @@ def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | No
             raise TableError("already_challenged", _(
                 "Hai già invitato %(name)s: aspetta la sua risposta o annulla l'invito.")
                 % {"name": invitee.username}) from None
+        notifications.challenge_sent(challenge)
         _tell_both(challenge, now)
     return challenge
 
@@ -109,6 +120,7 @@ def accept_challenge(*, user, challenge_id: Any, now: datetime | None = None) ->
         challenge.answered_at = now
         challenge.table = table
         challenge.save(update_fields=["status", "answered_at", "table"])
+        notifications.challenge_closed(challenge, now)
         frame = matched_frame(table, seat_names(table))
         _tell_both(challenge, now, [(broadcast.user_group(challenge.challenger_id), frame),
                                     (broadcast.user_group(challenge.invitee_id), frame)])
@@ -133,5 +145,6 @@ def _close(user, challenge_id: Any, now: datetime | None, status: str, *, as_inv
         challenge.status = status
         challenge.answered_at = now
         challenge.save(update_fields=["status", "answered_at"])
+        notifications.challenge_closed(challenge, now)
         _tell_both(challenge, now)
     return challenge

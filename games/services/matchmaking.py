@@ -54,6 +54,7 @@ from django.utils.translation import gettext as _
 from ..engine import PRESETS, Ruleset
 from ..models import BotLevel, QueueEntry
 from ..selectors import matchmaking as queue_selectors
+from ..selectors import social as social_selectors
 from ..selectors.matchmaking import MODE_PLAYERS, rating_window
 from ..selectors.reliability import RELIABLE_SHARE, seats_summary
 from . import broadcast, clock
@@ -381,12 +382,15 @@ def is_reliable(reliability: float | None) -> bool:
     return reliability is None or reliability >= RELIABLE_SHARE
 
 
+Apart = set[frozenset[int]]  # pairs of ids never put in one group (one of them blocks the other)
+
+
 def _pick(anchor: Waiting, pool: list[Waiting], lo: int, hi: int, taken: set[int], count: int,
-          widest: float) -> list[Waiting]:
+          widest: float, apart: Apart | None = None) -> list[Waiting]:
     """The `count` people of `pool` (sorted by rating) not in `taken` who fit `anchor`, searched
     outwards from positions `lo` (down) and `hi` (up) by rating gap: the nearest of the anchor's
-    kind (reliable or not) first, then the nearest of the other kind. Fewer when there are not
-    enough."""
+    kind (reliable or not) first, then the nearest of the other kind; never one kept `apart`
+    from the anchor or from one already picked. Fewer when there are not enough."""
     same: list[Waiting] = []
     other: list[Waiting] = []
     while len(same) < count:
@@ -406,12 +410,13 @@ def _pick(anchor: Waiting, pool: list[Waiting], lo: int, hi: int, taken: set[int
             hi += 1
         if gap > widest:
             break  # the nearest one left is too far for anybody: so is everyone beyond
-        if fits(gap, anchor, candidate):
+        if fits(gap, anchor, candidate) and not (apart and any(
+                frozenset((candidate.id, w.id)) in apart for w in (anchor, *same, *other))):
             (same if candidate.reliable == anchor.reliable else other).append(candidate)
     return (same + other)[:count]
 
 
-def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
+def make_groups(waiting: list[Waiting], size: int, apart: Apart | None = None) -> list[list[Waiting]]:
     """Groups of `size` people, nobody in two: oldest first, each person not yet taken takes the
     `size - 1` nearest ratings among those not yet taken that `fits` them, people of their own
     kind (reliable or not) first. Who fits no group waits for the next pass.
@@ -426,6 +431,11 @@ def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
     >>> quitter = Waiting(4, 1510, 20, reliable=False)  # nearer, but a reliable one is in the window
     >>> [[w.id for w in g] for g in make_groups([Waiting(1, 1500, 20), quitter, Waiting(2, 1560, 0)], 2)]
     [[1, 2]]
+
+    `apart` holds pairs of ids never put in one group (one of the two blocks the other):
+
+    >>> [[w.id for w in g] for g in make_groups([a, b, Waiting(4, 1560, 0)], 2, apart={frozenset((1, 2))})]
+    [[1, 4]]
     """
     if not waiting:
         return []
@@ -437,7 +447,7 @@ def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
     for anchor in sorted(waiting, key=lambda w: (-w.waited, w.id)):
         if anchor.id in taken:
             continue
-        picked = _pick(anchor, pool, index[anchor.id] - 1, index[anchor.id] + 1, taken, size - 1, widest)
+        picked = _pick(anchor, pool, index[anchor.id] - 1, index[anchor.id] + 1, taken, size - 1, widest, apart)
         if len(picked) == size - 1:
             group = [anchor, *picked]
             taken.update(w.id for w in group)
@@ -445,7 +455,8 @@ def make_groups(waiting: list[Waiting], size: int) -> list[list[Waiting]]:
     return groups
 
 
-def pairs_against_singles(pairs: list[Waiting], singles: list[Waiting]) -> list[tuple[Waiting, list[Waiting]]]:
+def pairs_against_singles(pairs: list[Waiting], singles: list[Waiting],
+                          apart: Apart | None = None) -> list[tuple[Waiting, list[Waiting]]]:
     """Each ready pair (a unit rated at its two players' mean), oldest first, against the two
     singles nearest that rating who fit it; the singles taken are no longer available.
 
@@ -463,7 +474,7 @@ def pairs_against_singles(pairs: list[Waiting], singles: list[Waiting]) -> list[
     found = []
     for pair in sorted(pairs, key=lambda w: (-w.waited, w.id)):
         at = bisect.bisect_left(ratings, pair.rating)
-        two = _pick(pair, pool, at - 1, at, taken, 2, widest)
+        two = _pick(pair, pool, at - 1, at, taken, 2, widest, apart)
         if len(two) == 2:
             taken.update(w.id for w in two)
             found.append((pair, two))
@@ -503,8 +514,10 @@ def _unit(entry: QueueEntry, now: datetime) -> Waiting:
     return Waiting(entry.pk, entry.rating, (now - entry.joined_at).total_seconds(), is_reliable(entry.reliability))
 
 
-def table_groups(members: list[QueueEntry], players: int, now: datetime) -> list[list[QueueEntry]]:
-    """The tables one queue's present entries make, each as its people in seat order.
+def table_groups(members: list[QueueEntry], players: int, now: datetime,
+                 blocked: set[frozenset[int]] = frozenset()) -> list[list[QueueEntry]]:
+    """The tables one queue's present entries make, each as its people in seat order; two people
+    of a `blocked` pair of user ids (one blocks the other) are never at one table.
 
     Singles are grouped by `make_groups`. In pairs, a pair is two entries that name each other
     (an entry whose partner has not named it back is an invitation and waits): ready pairs meet
@@ -514,8 +527,14 @@ def table_groups(members: list[QueueEntry], players: int, now: datetime) -> list
     """
     singles = [e for e in members if e.partner_id is None]
     by_id = {e.pk: e for e in singles}
+    unit_of = {e.user_id: e.pk for e in singles}  # a pair's two people map to the pair's unit below
+
+    def apart() -> Apart:
+        return {frozenset((unit_of[x], unit_of[y])) for x, y in map(tuple, blocked)
+                if x in unit_of and y in unit_of and unit_of[x] != unit_of[y]}
+
     if players == 2:
-        return [[by_id[w.id] for w in group] for group in make_groups([_unit(e, now) for e in singles], 2)]
+        return [[by_id[w.id] for w in group] for group in make_groups([_unit(e, now) for e in singles], 2, apart())]
     named = {(e.user_id, e.partner_id): e for e in members if e.partner_id is not None}
     pair_of: dict[int, tuple[QueueEntry, QueueEntry]] = {}
     units: list[Waiting] = []
@@ -525,21 +544,23 @@ def table_groups(members: list[QueueEntry], players: int, now: datetime) -> list
             continue  # an invitation, or the pair seen from its other entry
         a, b = _unit(first, now), _unit(second, now)
         pair_of[first.pk] = (first, second)
+        unit_of[first.user_id] = unit_of[second.user_id] = first.pk
         units.append(Waiting(first.pk, (a.rating + b.rating) / 2, min(a.waited, b.waited), a.reliable and b.reliable))
+    kept_apart = apart()
     tables: list[list[QueueEntry]] = []
     matched_pairs: set[int] = set()
-    for one, other in make_groups(units, 2):
+    for one, other in make_groups(units, 2, kept_apart):
         (a1, b1), (a2, b2) = pair_of[one.id], pair_of[other.id]
         tables.append([a1, a2, b1, b2])
         matched_pairs.update((one.id, other.id))
     single_units = [_unit(e, now) for e in singles]
     taken: set[int] = set()
-    for pair, two in pairs_against_singles([u for u in units if u.id not in matched_pairs], single_units):
+    for pair, two in pairs_against_singles([u for u in units if u.id not in matched_pairs], single_units, kept_apart):
         a, b = pair_of[pair.id]
         tables.append([a, by_id[two[0].id], b, by_id[two[1].id]])
         taken.update(w.id for w in two)
     rest = [u for u in single_units if u.id not in taken]
-    tables += [seating([by_id[w.id] for w in group]) for group in make_groups(rest, 4)]
+    tables += [seating([by_id[w.id] for w in group]) for group in make_groups(rest, 4, kept_apart)]
     return tables
 
 
@@ -582,8 +603,10 @@ def run_matcher(now: datetime | None = None, *, queue: tuple[str, str] | None = 
         for entry in present:
             queues[(entry.mode, entry.preset)].append(entry)
         placed: set[int] = set()
+        # People where one blocks the other are never put at one table (one query per pass).
+        blocked = social_selectors.blocked_pairs([e.user_id for e in present])
         for (mode, preset), members in queues.items():
-            for people in table_groups(members, MODE_PLAYERS[mode], now):
+            for people in table_groups(members, MODE_PLAYERS[mode], now, blocked):
                 outcome = _seat_group(people, mode, preset, now, messages)
                 if outcome == "full":
                     break  # the site is full: the rest wait for the next pass

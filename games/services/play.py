@@ -22,6 +22,7 @@ and the match finishes through the same `_finish_match` as one played to the end
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ from ..engine import IllegalMove
 from ..models import Game, Hand, Move, Seat, Table
 from . import broadcast, clock, presence, ratings, tournaments, turns
 from .broadcast import Messages
+
+log = logging.getLogger(__name__)
 
 ACTORS = {c.value for c in Move.Actor}
 RETRIES = 5  # optimistic writes retried when no version was named and another writer won
@@ -86,6 +89,7 @@ class Applied:
     computer_next: bool | None = None  # None: not known here, `turns.after_change` looks it up
     announce_presence: bool = False
     announce_table: bool = False
+    turn_user: int | None = None  # the turn passed to this person, who is not at the table: the bell
 
     def follow_up(self) -> None:
         """After the frames: presence and lobby news, and the computer's next move if it is due."""
@@ -96,11 +100,19 @@ class Applied:
             presence.announce(self.table_id)
         if self.announce_table:
             _announce_now(self.table_id)
+        if self.turn_user is not None:
+            from . import notifications
+
+            try:
+                notifications.your_turn(table_id=self.table_id, user_id=self.turn_user)
+            except Exception:  # noqa: BLE001 - the move is committed; a lost bell line is no loss of play
+                log.warning("table %s: the turn notice failed", self.table_id, exc_info=True)
         turns.after_change(self.game_id, self.version, computer_next=self.computer_next)
 
     @property
     def needs_follow_up(self) -> bool:
-        return self.announce_presence or self.announce_table or self.computer_next is not False
+        return (self.announce_presence or self.announce_table or self.computer_next is not False
+                or self.turn_user is not None)
 
 
 def finish(applied: Applied) -> None:
@@ -225,6 +237,7 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
         same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
         new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
         mover = next(s for s in seats if s.position == engine_game.to_move)
+        turn_user = None
         if mover.position == seat and actor == Move.Actor.PERSON:
             # The person who just acted plays on (after a draw, a meld): online by definition,
             # the new due time is the deadline, and nobody's presence needs looking up.
@@ -235,6 +248,8 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
             # now (as on the locked path), not at the scheduler's lease that brought this one.
             keep_due = same_turn and due_at is not None and not mover.computer_plays
             new_due = due_at if keep_due else turns.due_at(table_id, mover, new_deadline, grace, online)
+            if mover.position != seat and mover.user_id and not mover.computer_plays and mover.position not in online:
+                turn_user = mover.user_id  # their turn, and they are not looking: the bell says so
         now = timezone.now()
         cursor.execute(_WRITE_SQL, [
             json.dumps(engine_game.to_dict(), separators=(",", ":")), new_version, engine_game.to_move,
@@ -248,7 +263,7 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
     messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
                                actor=actor, action=record, played=engine_game, deadline=new_deadline,
                                spectators=watched)
-    return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays)
+    return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays, turn_user=turn_user)
 
 
 # ----------------------------------------------------------------------------- the locked path
@@ -293,6 +308,7 @@ def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_ve
         game.state = live.to_dict()
         game.version = version
         computer_next: bool | None = False
+        turn_user: int | None = None
         if game.finished:
             game.to_move = game.turn_deadline = game.due_at = None
         else:
@@ -304,6 +320,9 @@ def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_ve
                               mover.consecutive_timeouts)
             game.due_at = turns.due_at(table.pk, facts, game.turn_deadline, table.disconnect_grace_seconds)
             computer_next = facts.computer_plays
+            if (facts.user_id and not facts.computer_plays and (facts.position != seat or next_game is not None)
+                    and not presence.is_online(table.pk, facts.position)):
+                turn_user = facts.user_id  # their turn, and they are not looking: the bell says so
         game.save()
 
         messages = _change_messages(
@@ -311,7 +330,7 @@ def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_ve
             finished_hand=finished_hand, next_game=next_game,
         )
     return Applied(game.pk, table.pk, version, messages, computer_next=computer_next,
-                   announce_presence=cover_ended, announce_table=game.finished)
+                   announce_presence=cover_ended, announce_table=game.finished, turn_user=turn_user)
 
 
 def _end_cover(seat_row: Seat, actor: str) -> bool:

@@ -276,3 +276,90 @@ def announce(table_id: int) -> None:
     from . import broadcast
 
     broadcast.deliver([(broadcast.all_group(table_id), presence_frame(table_id))])
+
+
+# ----------------------------------------------------------------------------- who is online
+#
+# A person is online while at least one of their lobby sockets lives: every page of a signed-in
+# person opens one (the header's bell, static/js/bell.js; the lobby page its own), so this is
+# "has the site open somewhere". One sorted set per person (`burraco:online:<user>`, member the
+# socket, score when it expires), refreshed by the lobby sockets' heartbeat like the tables' sets.
+
+
+def _online_key(user_id: int) -> str:
+    return f"burraco:online:{user_id}"
+
+
+_online_memory: dict[int, dict[str, float]] = {}
+
+
+def user_connected(user_id: int, socket_id: str) -> bool:
+    """A lobby socket of this person opened (or beat). True when it is their only live one: they
+    were offline until now."""
+    return user_heartbeat_many([(user_id, socket_id)]) == {user_id}
+
+
+def user_heartbeat_many(sockets: list[tuple[int, str]]) -> set[int]:
+    """Every lobby socket of a process says it is there, in one round trip: (user, socket) each.
+    Returns the people whose only live socket is one of these and was not known before (they
+    came online, or Redis had forgotten them)."""
+    if not sockets:
+        return set()
+    now = time.time()
+    expires = now + TTL_SECONDS
+    client = _redis()
+    if client is None:
+        came = set()
+        with _memory.lock:
+            for user_id, socket_id in sockets:
+                mine = _online_memory.setdefault(user_id, {})
+                for member in [m for m, exp in mine.items() if exp <= now]:
+                    del mine[member]
+                if not mine:
+                    came.add(user_id)
+                mine[socket_id] = expires
+        return came
+    prefix = _prefix()
+    pipe = client.pipeline(transaction=False)
+    users = sorted({u for u, _s in sockets})
+    for user_id in users:
+        pipe.zcount(prefix + _online_key(user_id), now, "+inf")
+    for user_id, socket_id in sockets:
+        pipe.zadd(prefix + _online_key(user_id), {socket_id: expires})
+    for user_id in users:
+        pipe.expire(prefix + _online_key(user_id), int(2 * TTL_SECONDS))
+    before = pipe.execute()[: len(users)]
+    return {u for u, count in zip(users, before, strict=True) if not count}
+
+
+LINGER_SECONDS = 3.0  # a closed page keeps its person online this long: going to the next page is no news
+
+
+def user_disconnected(user_id: int, socket_id: str) -> None:
+    """A lobby socket of this person closed. It counts for LINGER_SECONDS more, so the page the
+    person is going to opens before they read as offline (see `social.socket_closed`)."""
+    expires = time.time() + LINGER_SECONDS
+    client = _redis()
+    if client is None:
+        with _memory.lock:
+            mine = _online_memory.setdefault(user_id, {})
+            if socket_id in mine:
+                mine[socket_id] = min(mine[socket_id], expires)
+        return
+    client.zadd(_prefix() + _online_key(user_id), {socket_id: expires}, xx=True, lt=True)
+
+
+def online_users(user_ids: list[int]) -> set[int]:
+    """Which of these people have a live lobby socket (one round trip)."""
+    if not user_ids:
+        return set()
+    now = time.time()
+    client = _redis()
+    if client is None:
+        with _memory.lock:
+            return {u for u in user_ids if any(exp > now for exp in _online_memory.get(u, {}).values())}
+    prefix = _prefix()
+    pipe = client.pipeline(transaction=False)
+    for user_id in user_ids:
+        pipe.zcount(prefix + _online_key(user_id), now, "+inf")
+    return {u for u, count in zip(user_ids, pipe.execute(), strict=True) if count}

@@ -5,7 +5,8 @@ same seats and the same options, the other side playing first.
 and starts the new table in the same transaction (so two people clicking at once make one
 table). Every socket of the old table hears each step through the table's `all` group as a
 `rematch` frame (docs/protocol.md): who said yes, who is still needed, and the new table's
-address once it exists. Computer seats always agree.
+address once it exists. Computer seats always agree. Who is not looking at the old table hears of an offer in the
+header's bell (games/services/notifications.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from ..models import Game, Hand, Rematch, Seat, Table
-from . import broadcast
+from . import broadcast, notifications
 from .tables import TableError, start_game
 
 
@@ -85,6 +86,11 @@ def offer_rematch(*, table_id: int, user) -> Rematch:
             if people <= set(rematch.accepted):
                 rematch.new_table = _new_table(table, seats)
             rematch.save()
+            if rematch.new_table_id is not None:
+                notifications.rematch_done(table_id=table_id)
+            else:
+                notifications.rematch_offered(table_id=table_id, by_user_id=user.pk, waiting_for=[
+                    s.user_id for s in seats if s.user_id and s.position not in rematch.accepted])
         frame = _frame(table, rematch, seats)
         transaction.on_commit(lambda: broadcast.deliver([(broadcast.all_group(table_id), frame)]))
     return rematch

@@ -7,6 +7,7 @@ with an Italian message (Django i18n) that the views show as they are.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,8 @@ from ..engine import Ruleset
 from ..models import BotLevel, Game, Hand, Seat, Table
 from ..selectors.rules import preset_label
 from . import broadcast, presence, turns
+
+log = logging.getLogger(__name__)
 
 
 class TableError(Exception):
@@ -83,6 +86,17 @@ def _announce_now(*table_ids: int, lobby_now: bool = True) -> None:
     else:
         cache.set(LOBBY_DUE_KEY, 1, timeout=3600)
     broadcast.deliver(messages)
+    _tell_followers(table_ids)
+
+
+def _tell_followers(table_ids) -> None:
+    """The "Amici" pages of whoever follows a person seated at these tables look again."""
+    from .social import seating_changed
+
+    try:
+        seating_changed(table_ids)
+    except Exception:  # noqa: BLE001 - their pages look again by themselves within seconds
+        log.warning("followers of tables %s not told", table_ids, exc_info=True)
 
 
 LOBBY_DUE_KEY = "burraco:lobby:due"
@@ -125,6 +139,7 @@ def batched_announcements(*, lobby_now: bool = True) -> Iterator[None]:
         _batch.reset(token)
     if batch.tables:
         _announce_now(*[t for t in batch.tables if t not in batch.created], lobby_now=lobby_now)
+        _tell_followers([t for t in batch.tables if t in batch.created])
 
 
 def _announce(table_id: int, *, created: bool = False) -> None:

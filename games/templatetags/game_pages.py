@@ -134,3 +134,19 @@ def challenge_button(context, username: str, compact: bool = False) -> dict:
         "compact": compact,
         "csrf_token": context.get("csrf_token"),
     }
+
+
+@register.inclusion_tag("games/_social_buttons.html", takes_context=True)
+def social_buttons(context, player) -> dict:
+    """The profile's Segui / Non seguire più and Blocca / Sblocca, for a signed-in person other
+    than the player (two small queries)."""
+    from games.selectors.social import relation
+
+    request = context.get("request")
+    viewer = getattr(request, "user", None)
+    return {
+        "player": player,
+        "relation": relation(viewer, player),
+        "next": request.get_full_path() if request is not None else "",
+        "csrf_token": context.get("csrf_token"),
+    }

@@ -24,6 +24,7 @@ from ..selectors.tables import (
     seats_in_order,
     user_position,
 )
+from ..services import notifications
 from ..services.play import abandon_match
 from ..services.rematch import offer_rematch, rematch_state
 from ..services.replays import log_labels, table_log
@@ -63,6 +64,7 @@ def table(request, table_id: int):
         "log_labels": log_labels(),
         "rematch": rematch_state(table),
     }
+    notifications.table_opened(user=request.user, table_id=table.pk)  # its bell lines are seen now
     return render(request, "games/table.html", context)
 
 

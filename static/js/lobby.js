@@ -6,6 +6,7 @@ import { el, fmt, readJSON } from "./lib/dom.js";
 import { LiveSocket } from "./lib/socket.js";
 import { allowed, describeWaiting, nextState, pairEnded, tableAddress } from "./queue.js";
 import { Sounds } from "./table/sound.js";
+import { bellFrame } from "./bell.js";
 import { checkStarted } from "./waiting.js";
 
 const root = document.getElementById("lobby");
@@ -84,6 +85,7 @@ const socket = new LiveSocket(root.dataset.wsPath, {
     queueConnected(true);
   },
   onFrame(frame) {
+    bellFrame(frame); // the header's bell hears this page's socket
     if (frame.type === "lobby" && Array.isArray(frame.tables)) {
       showTables(frame.tables);
       checkStarted(frame.tables); // a table we wait at started: say so

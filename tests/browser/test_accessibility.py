@@ -64,6 +64,7 @@ def test_no_serious_accessibility_violation_on_any_page(live_site, browser, scre
     pages = [
         "/gioca/", f"/storico/partita/{game.pk}/replay/", f"/storico/partita/{game.pk}/", "/storico/",
         "/classifiche/", "/regole/", "/comandi/", f"/giocatori/{anna.username}/", "/account/impostazioni/",
+        f"/giocatori/{people[1].username}/", "/amici/",
         f"/tavolo/{game.table_id}/",
     ]
     for label, viewport in (("1280", DESKTOP), ("390", PHONE)):

@@ -1,0 +1,73 @@
+"""Friends, blocking and the bell over HTTP: the profile's Segui/Blocca buttons, the "Amici"
+page, and marking the bell read when its socket is not there. Thin: the services decide, the
+view says what happened."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from ..selectors import social as selectors
+from ..services import notifications, social
+from ..services.tables import TableError
+from .challenges import _back
+
+
+def _act(request, service, done: str):
+    username = request.POST.get("username")
+    try:
+        service(user=request.user, username=username)
+    except TableError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, done % {"name": username})
+    return _back(request, fallback="friends")
+
+
+@login_required
+@require_POST
+def follow(request):
+    return _act(request, social.follow, _("Ora segui %(name)s: lo trovi tra i tuoi amici."))
+
+
+@login_required
+@require_POST
+def unfollow(request):
+    return _act(request, social.unfollow, _("Non segui più %(name)s."))
+
+
+@login_required
+@require_POST
+def block(request):
+    return _act(request, social.block, _("Hai bloccato %(name)s: non potrà sfidarti né seguirti, e la coda non "
+                                         "vi metterà allo stesso tavolo."))
+
+
+@login_required
+@require_POST
+def unblock(request):
+    return _act(request, social.unblock, _("Hai sbloccato %(name)s."))
+
+
+@login_required
+def friends(request):
+    return render(request, "games/friends.html", {
+        "friends": selectors.friends(request.user),
+        "blocked": selectors.blocked_players(request.user),
+        "texts": {
+            "online": _("collegato"), "offline": _("non collegato"), "private": _("a un tavolo privato"),
+            "playing": _("gioca al tavolo {n}"), "waiting_one": _("aspetta al tavolo {n} ({free} posto libero)"),
+            "waiting": _("aspetta al tavolo {n} ({free} posti liberi)"), "watch": _("Guarda"),
+            "join": _("Siediti"), "back": _("Torna al tavolo"), "empty": _("Non segui ancora nessuno."),
+        },
+    })
+
+
+@login_required
+@require_POST
+def bell_read(request):
+    return JsonResponse({"read": notifications.mark_read(user=request.user)})
