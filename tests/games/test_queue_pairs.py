@@ -206,3 +206,24 @@ def test_joining_otherwise_says_no_to_the_other_invitations():
     matchmaking.join_queue(user=carla, mode="4p", preset="classico", partner="anna", now=t0, match_now=False)
     rows = dict(QueueEntry.objects.values_list("user__username", "partner__username"))
     assert rows == {"anna": "carla", "carla": "anna"}  # Bruno's invitation went: Carla chose Anna
+
+
+def test_a_blocked_person_is_kept_from_a_pair_and_from_a_table_of_singles():
+    """The matcher's grouping with blocks (no database: the entries are only what it reads):
+    the blocker's pair takes the two singles it may play with, not the nearer one it blocked,
+    and four singles make no table while one of them blocks another."""
+    now = clock.now()
+
+    def entry(pk, user, rating, partner=None):
+        return QueueEntry(id=pk, user_id=user, partner_id=partner, rating=rating, joined_at=now, reliability=None)
+
+    anna, bruno = entry(1, 101, 1500, partner=102), entry(2, 102, 1500, partner=101)
+    carla, dario, elena = entry(3, 103, 1500), entry(4, 104, 1540), entry(5, 105, 1560)
+    members = [anna, bruno, carla, dario, elena]
+    free = matchmaking.table_groups(members, 4, now)
+    assert [sorted(e.user_id for e in table) for table in free] == [[101, 102, 103, 104]]
+    kept = matchmaking.table_groups(members, 4, now, {frozenset((101, 103))})
+    assert [sorted(e.user_id for e in table) for table in kept] == [[101, 102, 104, 105]]
+    singles = [carla, dario, elena, entry(6, 106, 1520)]
+    assert len(matchmaking.table_groups(singles, 4, now)) == 1
+    assert matchmaking.table_groups(singles, 4, now, {frozenset((104, 106))}) == []
