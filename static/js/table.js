@@ -575,17 +575,24 @@ function renderRematch() {
   const mine = asked.includes(state.seat);
   const waiting = (r.needed || []).filter((p) => !asked.includes(p)).map((p) => S.plainName(state, p));
   let text;
-  if (r.table_url) text = L.rematchStarting;
+  const ended = Boolean(r.ended) && !r.table_url;
+  if (ended) {
+    const who = [S.plainName(state, r.ended_by)];
+    if (r.ended === "left") text = S.fmtList(L.rematchLeft, who);
+    else text = r.ended_by === state.seat ? L.rematchDeclinedMine : S.fmtList(L.rematchDeclined, who);
+  } else if (r.table_url) text = L.rematchStarting;
   else if (mine) text = waiting.length ? S.fmtList(L.rematchWaiting, waiting) : L.rematchStarting;
   else if (asked.length) text = S.fmtList(L.rematchOffered, asked.map((p) => S.plainName(state, p)));
   else text = L.rematchOffer;
   $("rematch-text").textContent = text;
-  $("rematch-form").hidden = mine || Boolean(r.table_url);
+  $("rematch-form").hidden = mine || ended || Boolean(r.table_url);
+  // "No, grazie" only answers somebody else's offer.
+  $("rematch-decline-form").hidden = mine || ended || Boolean(r.table_url) || !asked.length;
   const go = $("rematch-go");
   go.hidden = !r.table_url;
   if (r.table_url) go.href = r.table_url;
   const dialog = $("score-dialog");
-  if (!dialog.open && !state.reviewing && asked.length && !mine) {
+  if (!dialog.open && !state.reviewing && ((asked.length && !mine) || (ended && r.ended_by !== state.seat))) {
     view.showScore(state.handOver || { match_over: true });
   }
 }

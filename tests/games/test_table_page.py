@@ -149,7 +149,8 @@ def test_rematch_starts_when_everybody_said_yes(monkeypatch):
     assert offer.accepted == [1] and offer.new_table_id is None
     frame = cap.sent[-1]
     assert frame == (f"table.{table.pk}.all", {"type": "rematch", "table": table.pk, "accepted": [1],
-                                               "needed": [0, 1], "table_url": None})
+                                               "needed": [0, 1], "table_url": None, "ended": None,
+                                               "ended_by": None})
     rematch.offer_rematch(table_id=table.pk, user=bruno)  # twice is once
     assert Rematch.objects.get(table=table).accepted == [1]
     offer = rematch.offer_rematch(table_id=table.pk, user=anna)
