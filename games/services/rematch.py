@@ -9,7 +9,8 @@ address once it exists. Computer seats always agree.
 
 An offer can also end without a new table: `decline_rematch` (a person at the table says no) or
 `person_left` (a person's last socket at the table closed and did not come back within
-`LEAVE_GRACE_SECONDS`, so a reload does not end it). Either way the `rematch` frame carries
+`LEAVE_GRACE_SECONDS`, so a reload does not end it; an offer made after somebody already left
+ends at once the same way). Either way the `rematch` frame carries
 `ended` ("declined" or "left") and `ended_by` (the seat), and the table takes no further yes.
 Refusals (`refusals()`): declining with no offer open, saying yes to an offer that ended.
 """
@@ -23,7 +24,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from ..models import Game, Hand, Rematch, Seat, Table
-from . import broadcast, presence
+from . import broadcast, clock, presence
 from .tables import TableError, start_game
 
 LEAVE_GRACE_SECONDS = 3.0  # a person's page may reload this long before their leaving ends the offer
@@ -105,6 +106,17 @@ def _locked(table_id: int, user) -> tuple[Table, list[Seat], Seat]:
     return table, seats, mine
 
 
+def _gone(table_id: int, positions: set[int]) -> int | None:
+    """The first of these seats whose person left the table more than LEAVE_GRACE_SECONDS ago
+    (no socket now, away since then), or None."""
+    online = presence.online_positions(table_id)
+    for position in sorted(positions - online):
+        since = presence.away_since(table_id, position)
+        if since is not None and (clock.now() - since).total_seconds() > LEAVE_GRACE_SECONDS:
+            return position
+    return None
+
+
 def _tell(table: Table, rematch: Rematch, seats: list[Seat]) -> None:
     frame = _frame(table, rematch, seats)
     transaction.on_commit(lambda: broadcast.deliver([(broadcast.all_group(table.pk), frame)]))
@@ -125,6 +137,10 @@ def offer_rematch(*, table_id: int, user) -> Rematch:
             people = {s.position for s in seats if s.user_id}
             if people <= set(rematch.accepted):
                 rematch.new_table = _new_table(table, seats)
+            else:
+                gone = _gone(table.pk, people - set(rematch.accepted))
+                if gone is not None:  # asked of somebody who already left the table
+                    rematch.ended, rematch.ended_by = Rematch.Ended.LEFT, gone
             rematch.save()
         _tell(table, rematch, seats)
     return rematch

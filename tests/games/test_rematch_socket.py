@@ -182,3 +182,20 @@ def test_the_offer_ends_when_the_other_player_leaves_the_table_but_not_on_a_relo
     finally:
         a.close()
         b.close()
+
+
+def test_an_offer_to_somebody_who_already_left_ends_at_once(ws_base):
+    anna, bruno = make_user("anna"), make_user("bruno")
+    table = finished_table([anna, bruno])
+    a, b = open_socket(ws_base, table.pk, anna), open_socket(ws_base, table.pk, bruno)
+    try:
+        a.close()  # Anna leaves before anybody asked
+        time.sleep(LEAVE_GRACE_SECONDS + 0.5)
+        no_frame(b, "rematch", 0.1)  # no offer, so nothing ended
+        assert not Rematch.objects.exists()
+        say(b, "yes")
+        frame = next_frame(b, "rematch")
+        assert (frame["accepted"], frame["ended"], frame["ended_by"]) == ([1], "left", 0)
+        assert Table.objects.count() == 1
+    finally:
+        b.close()
