@@ -578,8 +578,9 @@ function renderRematch() {
   const ended = Boolean(r.ended) && !r.table_url;
   if (ended) {
     const who = [S.plainName(state, r.ended_by)];
-    if (r.ended === "left") text = S.fmtList(L.rematchLeft, who);
-    else text = r.ended_by === state.seat ? L.rematchDeclinedMine : S.fmtList(L.rematchDeclined, who);
+    const me = r.ended_by === state.seat;
+    if (r.ended === "left") text = me ? L.rematchLeftMine : S.fmtList(L.rematchLeft, who);
+    else text = me ? L.rematchDeclinedMine : S.fmtList(L.rematchDeclined, who);
   } else if (r.table_url) text = L.rematchStarting;
   else if (mine) text = waiting.length ? S.fmtList(L.rematchWaiting, waiting) : L.rematchStarting;
   else if (asked.length) text = S.fmtList(L.rematchOffered, asked.map((p) => S.plainName(state, p)));
