@@ -352,6 +352,10 @@ class TableConsumer(SocketConsumer):
         frames = await run_db(table_selectors.resync_frames)(self.table_id, self.position, last)
         for out in frames:
             await self._send(out)
+        if self.finished:  # a rematch frame missed while reconnecting is not sent again: say it now
+            offer = await run_db(rematch.offer_frame)(self.table_id)
+            if offer is not None:
+                await self._send(offer)
 
     async def _on_ping(self, frame: dict[str, Any], ref) -> None:
         """Keep-alive; the answer carries the game's version, so a page that missed a frame

@@ -68,6 +68,17 @@ def rematch_state(table: Table) -> dict[str, Any] | None:
     return _frame(table, rematch, sorted(seats, key=lambda s: s.position))
 
 
+def offer_frame(table_id: int) -> dict[str, Any] | None:
+    """The `rematch` frame of an offer at this finished table that has not become a new table
+    (open or ended), or None: what a socket that says `hello` there gets again, since a frame
+    missed while it was reconnecting is not sent twice by the channel layer."""
+    rematch = Rematch.objects.select_related("table").filter(
+        table_id=table_id, table__status=Table.Status.FINISHED, new_table__isnull=True).first()
+    if rematch is None:
+        return None
+    return _frame(rematch.table, rematch, list(rematch.table.seats.order_by("position")))
+
+
 def _first_player(table: Table) -> int | None:
     """The seat after the one that opened the finished match (the other side)."""
     game = Game.objects.filter(table=table).first()

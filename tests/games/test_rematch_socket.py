@@ -112,6 +112,11 @@ def test_a_no_is_heard_at_once_by_the_offerer_and_ends_the_offer(ws_base):
         assert (error["code"], error["ref"]) == ("not_seated", "r2")
         say(a, "no")
         no_frame(b, "rematch", 1.0)
+        # A socket that was away when it happened hears it on its hello (frames are sent once).
+        late = open_socket(ws_base, table.pk, bruno)
+        frame = next_frame(late, "rematch")
+        assert (frame["ended"], frame["ended_by"], frame["accepted"]) == ("declined", 0, [1])
+        late.close()
         # The finished table's page, loaded afresh, draws the ended offer.
         page = Client()
         page.force_login(bruno)
