@@ -27,7 +27,7 @@ from ..models import Game, Hand, Rematch, Seat, Table
 from . import broadcast, clock, presence
 from .tables import TableError, start_game
 
-LEAVE_GRACE_SECONDS = 3.0  # a person's page may reload this long before their leaving ends the offer
+LEAVE_GRACE_SECONDS = 5.0  # a person's page may reload this long before their leaving ends the offer
 
 
 def refusals() -> dict[str, str]:

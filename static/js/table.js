@@ -118,6 +118,10 @@ function handleFrame(frame) {
       break;
     case "error":
       state.pending = null;
+      if (REMATCH_REFUSALS.has(frame.code) && $("rematch-box") && !$("rematch-box").hidden) {
+        $("rematch-text").textContent = frame.message || frame.code; // said where the buttons were
+        return;
+      }
       showError(frame.message || frame.code);
       break;
     case "chat":
@@ -389,6 +393,15 @@ function reorder(key, x, y) {
 function on(id, type, handler) {
   const node = $(id);
   if (node) node.addEventListener(type, handler);
+}
+
+// The rematch's answers go over the socket while it is open (no page load: the `rematch` frame
+// to everybody says the rest); with the socket down the forms post them.
+const REMATCH_REFUSALS = new Set(["no_offer", "rematch_declined", "rematch_left", "rematch_started", "not_finished"]);
+for (const [form, answer] of [["rematch-form", "yes"], ["rematch-decline-form", "no"]]) {
+  on(form, "submit", (event) => {
+    if (socket.send({ type: "rematch", answer })) event.preventDefault();
+  });
 }
 
 on("hand", "click", (event) => {

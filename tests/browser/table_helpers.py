@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -279,8 +280,11 @@ def rematch_live(asker, asker_name: str, accepter, accepter_name: str, table: Ta
     ask_rematch(asker, asker_name, accepter, accepter_name)
     if offered is not None:
         offered()
-    accepter.click("#rematch-button")
-    new = Rematch.objects.get(table=table).new_table
+    accepter.click("#rematch-button")  # over the socket: the new table exists once the frame is back
+    deadline = time.monotonic() + 10
+    while (new := Rematch.objects.get(table=table).new_table) is None:
+        assert time.monotonic() < deadline, "the rematch did not start"
+        time.sleep(0.05)
     for page in (asker, accepter):
         page.wait_for_url(f"**/tavolo/{new.pk}/")
         wait_version(page, 0)
