@@ -31,7 +31,7 @@ from .selectors import notifications as notification_selectors
 from .selectors import social as social_selectors
 from .selectors import tables as table_selectors
 from .selectors import tournaments as tournament_selectors
-from .services import broadcast, challenges, matchmaking, notifications, play, presence, social, tournaments
+from .services import broadcast, challenges, matchmaking, notifications, play, presence, rematch, social, tournaments
 from .services.tables import TableError, take_seat_back
 
 log = logging.getLogger(__name__)
@@ -174,6 +174,19 @@ class Heartbeats:
                 log.warning("presence heartbeat failed for %d sockets", len(beats))
 
 
+_leaving: set[asyncio.Task] = set()  # the grace tasks below, kept referenced until they finish
+
+
+async def _left_after_grace(table_id: int, position: int) -> None:
+    try:
+        await asyncio.sleep(rematch.LEAVE_GRACE_SECONDS)
+        await run_db(rematch.person_left)(table_id=table_id, position=position)
+    except Exception:  # noqa: BLE001 - the offer stays open; nobody is worse off
+        log.warning("table %s: could not end the rematch offer of seat %s", table_id, position, exc_info=True)
+    finally:
+        _leaving.discard(asyncio.current_task())
+
+
 class TableConsumer(SocketConsumer):
     """One socket of one person at one table: a seated player or a spectator.
 
@@ -184,6 +197,7 @@ class TableConsumer(SocketConsumer):
     table_id: int
     position: int | None = None
     game_id: int | None = None
+    finished = False  # the table's match is over (a rematch offer may be open)
     groups_joined: list[str]
 
     async def connect(self) -> None:
@@ -212,6 +226,7 @@ class TableConsumer(SocketConsumer):
         self.players = opened["players"]
         self.game_id = opened["game_id"]
         self.position = opened["position"]
+        self.finished = opened["status"] == "finished"
         self.counted = True
         await self._join_groups()
         if opened["presence"] is not None:
@@ -261,9 +276,15 @@ class TableConsumer(SocketConsumer):
         await self._leave_groups()
         if self.counted:
             try:
-                await run_db(presence.disconnected)(self.table_id, self.position, self.user_id, self.channel_name)
+                last = await run_db(presence.disconnected)(self.table_id, self.position, self.user_id,
+                                                           self.channel_name)
                 if self.position is not None:
                     await self._announce_presence()
+                if last and self.finished:
+                    # A rematch offer ends when a person leaves the finished table, unless their
+                    # page was only reloading (the service looks again after the grace).
+                    _leaving.add(asyncio.get_running_loop().create_task(
+                        _left_after_grace(self.table_id, self.position)))
             except Exception:  # noqa: BLE001 - the socket is gone either way; its entry expires
                 log.warning("table %s: presence not updated on disconnect", self.table_id)
             self.position = None
@@ -278,6 +299,7 @@ class TableConsumer(SocketConsumer):
             self.version = max(self.version or 0, version)
         await self.send(text_data=message["text"])
         if message.get("kind") == "table":
+            self.finished = message["table"].get("status") == "finished"
             await self._follow_seating(message["table"])
 
     async def _follow_seating(self, table: dict[str, Any]) -> None:
@@ -313,6 +335,7 @@ class TableConsumer(SocketConsumer):
             "chat": self._on_chat,
             "back": self._on_back,
             "abandon": self._on_abandon,
+            "rematch": self._on_rematch,
         }.get(kind)
         if handler is None:
             await self._bad("unknown_type", ref=ref)
@@ -332,6 +355,10 @@ class TableConsumer(SocketConsumer):
         frames = await run_db(table_selectors.resync_frames)(self.table_id, self.position, last)
         for out in frames:
             await self._send(out)
+        if self.finished:  # a rematch frame missed while reconnecting is not sent again: say it now
+            offer = await run_db(rematch.offer_frame)(self.table_id)
+            if offer is not None:
+                await self._send(offer)
 
     async def _on_ping(self, frame: dict[str, Any], ref) -> None:
         """Keep-alive; the answer carries the game's version, so a page that missed a frame
@@ -392,6 +419,18 @@ class TableConsumer(SocketConsumer):
     async def _on_back(self, frame: dict[str, Any], ref) -> None:
         try:
             await run_db(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
+        except TableError as exc:
+            await self._error(exc.code, exc.message, ref)
+
+    async def _on_rematch(self, frame: dict[str, Any], ref) -> None:
+        """Yes or no to a rematch at the finished table; the `rematch` frame to all says the rest."""
+        answer = frame.get("answer")
+        if answer not in ("yes", "no"):
+            await self._bad("bad_frame", ref=ref)
+            return
+        service = rematch.offer_rematch if answer == "yes" else rematch.decline_rematch
+        try:
+            await run_db(service)(table_id=self.table_id, user=self.scope["user"])
         except TableError as exc:
             await self._error(exc.code, exc.message, ref)
 

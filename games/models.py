@@ -193,10 +193,17 @@ class Move(models.Model):
 
 class Rematch(models.Model):
     """A finished table's offer of another match: the seats whose people said yes, and the new
-    table once every person did (games/services/rematch.py)."""
+    table once every person did, or how the offer ended without one (games/services/rematch.py)."""
+
+    class Ended(models.TextChoices):
+        OPEN = "", _("Aperta")
+        DECLINED = "declined", _("Rifiutata")
+        LEFT = "left", _("Qualcuno ha lasciato il tavolo")
 
     table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="rematch")
     accepted = models.JSONField(default=list)  # seat positions, in the order they accepted
+    ended = models.CharField(max_length=10, choices=Ended.choices, default=Ended.OPEN, blank=True)
+    ended_by = models.PositiveSmallIntegerField(null=True, blank=True)  # the seat that said no or left
     new_table = models.OneToOneField(
         Table, null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )

@@ -27,6 +27,7 @@ urlpatterns = [
     path("tavolo/<int:table_id>/abbandona/", table_views.table_abandon, name="table_abandon"),
     path("tavolo/<int:table_id>/mosse/", table_views.table_moves, name="table_log"),
     path("tavolo/<int:table_id>/rivincita/", table_views.table_rematch, name="table_rematch"),
+    path("tavolo/<int:table_id>/rivincita/no/", table_views.table_rematch_decline, name="table_rematch_decline"),
     path("tavolo/invito/<str:token>/", table_views.table_invite, name="table_invite"),
     path("sfida/", challenge_views.challenge_send, name="challenge_send"),
     path("sfida/<int:challenge_id>/accetta/", challenge_views.challenge_accept, name="challenge_accept"),

@@ -14,8 +14,10 @@ templates/rules/rules.html):
   (c) the timer and the computer made more of their moves than they did (`covered_moves >
       own_moves`, counted from the move log when the match ends: the same test that keeps such a
       match out of the ratings);
+- only the player's **last `RECENT_MATCHES` (100) counted matches** count, newest finish first
+  (`Game.finished_at`, then the game's id): a bad run fades as good matches follow it;
 - reliability = finished by the player / counted, shown with the count ("Affidabilità 92 %
-  (25 partite)"). With no counted match there is no figure.
+  (25 partite)"; at most 100). With no counted match there is no figure.
 
 Matchmaking reads it when a person joins the queue (games/services/matchmaking.py): with at least
 `MIN_MATCHES` counted matches and a share below `RELIABLE_SHARE`, a person is *unreliable* and is
@@ -33,6 +35,7 @@ from ..models import Game, Seat, Table
 
 RELIABLE_SHARE = 0.8  # below this share (with enough matches) a person counts as unreliable
 MIN_MATCHES = 5  # fewer counted matches than this: not enough to judge, counted as reliable
+RECENT_MATCHES = 100  # only the last this many counted matches count: a bad week fades
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,11 @@ class Reliability:
     def percent(self) -> int | None:
         share = self.share
         return None if share is None else int(share * 100 + 0.5)
+
+    @property
+    def window(self) -> int:
+        """How many of the latest counted matches the figure looks at (the profile says it)."""
+        return RECENT_MATCHES
 
     @property
     def judged(self) -> bool:
@@ -71,23 +79,33 @@ class Reliability:
 
 # One definition of what counts, in one statement over the given people's seats (prepared SQL:
 # it runs on every join of the queue, where building the same query through the ORM cost about
-# 4 ms of Python per join against 0.1 ms in PostgreSQL). Per person: the counted matches, those
-# not finished by them (cases a, b and c above), and the latest table they sit at in play.
+# 4 ms of Python per join against 0.1 ms in PostgreSQL). Per person: the counted matches among
+# their last RECENT_MATCHES (newest finish first), those not finished by them (cases a, b and c
+# above), and the latest table they sit at in play.
 _SUMMARY_SQL = """
-SELECT user_id, COALESCE(SUM(counted), 0), COALESCE(SUM(counted * failed), 0), MAX(playing) FROM (
-  SELECT s.user_id AS user_id,
-         CASE WHEN g.finished AND EXISTS (
-                SELECT 1 FROM {seat} o
-                WHERE o.table_id = s.table_id AND o.user_id IS NOT NULL AND o.user_id <> s.user_id)
-              THEN 1 ELSE 0 END AS counted,
-         CASE WHEN g.abandoned_by_id = s.user_id OR s.covered_by_computer OR s.covered_moves > s.own_moves
-              THEN 1 ELSE 0 END AS failed,
-         CASE WHEN t.status = %s THEN t.id END AS playing
-  FROM {seat} s
-  JOIN {table} t ON t.id = s.table_id
-  LEFT JOIN {game} g ON g.table_id = t.id
-  WHERE s.user_id IN ({ids})
-) per_seat GROUP BY user_id
+SELECT user_id,
+       COALESCE(SUM(CASE WHEN counted = 1 AND recent <= %s THEN 1 ELSE 0 END), 0),
+       COALESCE(SUM(CASE WHEN counted = 1 AND recent <= %s THEN failed ELSE 0 END), 0),
+       MAX(playing) FROM (
+  SELECT user_id, counted, failed, playing,
+         ROW_NUMBER() OVER (PARTITION BY user_id, counted ORDER BY finished_at DESC NULLS LAST, game_id DESC)
+           AS recent
+  FROM (
+    SELECT s.user_id AS user_id,
+           CASE WHEN g.finished AND EXISTS (
+                  SELECT 1 FROM {seat} o
+                  WHERE o.table_id = s.table_id AND o.user_id IS NOT NULL AND o.user_id <> s.user_id)
+                THEN 1 ELSE 0 END AS counted,
+           CASE WHEN g.abandoned_by_id = s.user_id OR s.covered_by_computer OR s.covered_moves > s.own_moves
+                THEN 1 ELSE 0 END AS failed,
+           CASE WHEN t.status = %s THEN t.id END AS playing,
+           g.finished_at AS finished_at, g.id AS game_id
+    FROM {seat} s
+    JOIN {table} t ON t.id = s.table_id
+    LEFT JOIN {game} g ON g.table_id = t.id
+    WHERE s.user_id IN ({ids})
+  ) per_seat
+) ranked GROUP BY user_id
 """
 
 
@@ -99,7 +117,7 @@ def _summaries(user_ids: Iterable[int]) -> dict[int, tuple[Reliability, int | No
     sql = _SUMMARY_SQL.format(seat=Seat._meta.db_table, table=Table._meta.db_table, game=Game._meta.db_table,
                               ids=", ".join(["%s"] * len(ids)))
     with connection.cursor() as cursor:
-        cursor.execute(sql, [Table.Status.PLAYING.value, *ids])
+        cursor.execute(sql, [RECENT_MATCHES, RECENT_MATCHES, Table.Status.PLAYING.value, *ids])
         for user_id, matches, failed, playing in cursor.fetchall():
             result[user_id] = (Reliability(int(matches), int(matches) - int(failed)), playing)
     return result

@@ -256,6 +256,7 @@ def rules_context() -> dict[str, Any]:
 def reliability_rule() -> dict[str, int]:
     """The figures of the queue's preference for reliable players, as the matcher uses them."""
     from ..services.matchmaking import RELIABILITY_MIX_SECONDS
-    from .reliability import MIN_MATCHES, RELIABLE_SHARE
+    from .reliability import MIN_MATCHES, RECENT_MATCHES, RELIABLE_SHARE
 
-    return {"min_matches": MIN_MATCHES, "percent": round(RELIABLE_SHARE * 100), "seconds": int(RELIABILITY_MIX_SECONDS)}
+    return {"min_matches": MIN_MATCHES, "percent": round(RELIABLE_SHARE * 100), "seconds": int(RELIABILITY_MIX_SECONDS),
+            "recent": RECENT_MATCHES}

@@ -193,11 +193,13 @@ def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) 
     """Everything a table socket does when it opens, in one call: may this person be here, in
     which seat, at which game; count the socket in; and the presence frame to send if a seated
     player just came online (`refused`: "not_found", "forbidden" or "too_many")."""
-    out: dict[str, Any] = {"refused": None, "players": None, "game_id": None, "position": None, "presence": None}
-    row = (Table.objects.filter(pk=table_id).values_list("players", "private", "creator_id", "game__id").first())
+    out: dict[str, Any] = {"refused": None, "players": None, "game_id": None, "position": None, "presence": None,
+                           "status": None}
+    row = (Table.objects.filter(pk=table_id)
+           .values_list("players", "private", "creator_id", "game__id", "status").first())
     if row is None:
         return out | {"refused": "not_found"}
-    players, private, creator_id, game_id = row
+    players, private, creator_id, game_id, status = row
     seats = _seat_rows(table_id)
     position = next((p for p, u, _b, _c in sorted(seats) if u == user.pk), None)
     if private and not (creator_id == user.pk or position is not None or table_id in invited_table_ids(session)):
@@ -208,7 +210,7 @@ def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) 
     frame = None
     if position is not None:
         frame = {"type": "presence", "seats": _presence_rows(((p, b, c) for p, _u, b, c in seats), online)}
-    return out | {"players": players, "game_id": game_id, "position": position, "presence": frame}
+    return out | {"players": players, "game_id": game_id, "position": position, "presence": frame, "status": status}
 
 
 def current_version(table_id: int) -> int | None:

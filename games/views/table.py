@@ -26,7 +26,7 @@ from ..selectors.tables import (
 )
 from ..services import notifications
 from ..services.play import abandon_match
-from ..services.rematch import offer_rematch, rematch_state
+from ..services.rematch import decline_rematch, offer_rematch, rematch_state
 from ..services.replays import log_labels, table_log
 from ..services.tables import TableError, fill_with_computer, leave, sit, start_table
 
@@ -178,4 +178,18 @@ def table_rematch(request, table_id: int):
     if rematch.new_table_id:
         return redirect("table", table_id=rematch.new_table_id)
     messages.success(request, _("Rivincita chiesta: si comincia quando anche gli altri accettano."))
+    return redirect("table", table_id=table_id)
+
+
+@login_required
+@require_POST
+def table_rematch_decline(request, table_id: int):
+    """"No, grazie" to the rematch someone offered: the offer ends for everybody at the table."""
+    _visible_table(request, table_id)
+    try:
+        decline_rematch(table_id=table_id, user=request.user)
+    except TableError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Hai detto di no alla rivincita."))
     return redirect("table", table_id=table_id)

@@ -118,6 +118,10 @@ function handleFrame(frame) {
       break;
     case "error":
       state.pending = null;
+      if (REMATCH_REFUSALS.has(frame.code) && $("rematch-box") && !$("rematch-box").hidden) {
+        $("rematch-text").textContent = frame.message || frame.code; // said where the buttons were
+        return;
+      }
       showError(frame.message || frame.code);
       break;
     case "chat":
@@ -391,6 +395,15 @@ function on(id, type, handler) {
   if (node) node.addEventListener(type, handler);
 }
 
+// The rematch's answers go over the socket while it is open (no page load: the `rematch` frame
+// to everybody says the rest); with the socket down the forms post them.
+const REMATCH_REFUSALS = new Set(["no_offer", "rematch_declined", "rematch_left", "rematch_started", "not_finished"]);
+for (const [form, answer] of [["rematch-form", "yes"], ["rematch-decline-form", "no"]]) {
+  on(form, "submit", (event) => {
+    if (socket.send({ type: "rematch", answer })) event.preventDefault();
+  });
+}
+
 on("hand", "click", (event) => {
   if (drag.suppressClick) return;
   const face = event.target.closest(".pcard");
@@ -575,17 +588,25 @@ function renderRematch() {
   const mine = asked.includes(state.seat);
   const waiting = (r.needed || []).filter((p) => !asked.includes(p)).map((p) => S.plainName(state, p));
   let text;
-  if (r.table_url) text = L.rematchStarting;
+  const ended = Boolean(r.ended) && !r.table_url;
+  if (ended) {
+    const who = [S.plainName(state, r.ended_by)];
+    const me = r.ended_by === state.seat;
+    if (r.ended === "left") text = me ? L.rematchLeftMine : S.fmtList(L.rematchLeft, who);
+    else text = me ? L.rematchDeclinedMine : S.fmtList(L.rematchDeclined, who);
+  } else if (r.table_url) text = L.rematchStarting;
   else if (mine) text = waiting.length ? S.fmtList(L.rematchWaiting, waiting) : L.rematchStarting;
   else if (asked.length) text = S.fmtList(L.rematchOffered, asked.map((p) => S.plainName(state, p)));
   else text = L.rematchOffer;
   $("rematch-text").textContent = text;
-  $("rematch-form").hidden = mine || Boolean(r.table_url);
+  $("rematch-form").hidden = mine || ended || Boolean(r.table_url);
+  // "No, grazie" only answers somebody else's offer.
+  $("rematch-decline-form").hidden = mine || ended || Boolean(r.table_url) || !asked.length;
   const go = $("rematch-go");
   go.hidden = !r.table_url;
   if (r.table_url) go.href = r.table_url;
   const dialog = $("score-dialog");
-  if (!dialog.open && !state.reviewing && asked.length && !mine) {
+  if (!dialog.open && !state.reviewing && ((asked.length && !mine) || (ended && r.ended_by !== state.seat))) {
     view.showScore(state.handOver || { match_over: true });
   }
 }

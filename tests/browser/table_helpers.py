@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from django.test import Client
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.models import Game, Hand, Rematch, Table
+from games.services.tables import create_table, sit
+from tests.factories import make_user
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -230,6 +233,16 @@ def play_four_player_closing(anna, bruno, carla, dario, at_anna_turn=None) -> No
     card(anna, "4D").drag_to(anna.locator("#discard"))
 
 
+def two_people(preset: str, tag: str = ""):
+    """Anna (seat 0) and Bruno (seat 1) at a started table of `preset` at CLOSING_WITH_STOCK, where
+    close_the_hand ends the hand (and, with one hand to play, the match). Returns (anna, bruno, table)."""
+    anna, bruno = make_user(f"anna_{tag}{preset[:4]}"), make_user(f"bruno_{tag}{preset[:4]}")
+    table = create_table(creator=anna, ruleset=Ruleset.preset(preset, draw_seconds=300, play_seconds=300))
+    sit(table_id=table.pk, user=bruno, position=1)
+    force_position(table, **CLOSING_WITH_STOCK)
+    return anna, bruno, table
+
+
 def close_the_hand(anna, bruno) -> None:
     """From TWO_PLAYER_CLOSING (Anna in seat 0, to move at version 0): two rounds, and Anna closes
     with 4D (version 8)."""
@@ -251,19 +264,27 @@ def close_the_hand(anna, bruno) -> None:
     card(anna, "4D").drag_to(anna.locator("#discard"))
 
 
+def ask_rematch(asker, asker_name: str, other, other_name: str) -> None:
+    """At the end of a match: `asker` asks for a rematch and `other`'s page hears it at once."""
+    asker.click("#rematch-button")
+    asker.locator("#rematch-text", has_text="si aspetta").wait_for()
+    assert asker.locator("#rematch-text").inner_text() == f"Rivincita chiesta: si aspetta {other_name}."
+    other.locator("#rematch-text", has_text="vuole la rivincita").wait_for()
+    assert other.locator("#rematch-text").inner_text() == f"{asker_name} vuole la rivincita."
+
+
 def rematch_live(asker, asker_name: str, accepter, accepter_name: str, table: Table, offered=None) -> Table:
     """At the end of `table`'s match: `asker` asks for a rematch, `accepter`'s page hears it at once
     (`offered()` runs then, e.g. for screenshots) and accepts; both pages reach the new table's
     first snapshot. Returns the new table."""
-    asker.click("#rematch-button")
-    asker.locator("#rematch-text", has_text="si aspetta").wait_for()
-    assert asker.locator("#rematch-text").inner_text() == f"Rivincita chiesta: si aspetta {accepter_name}."
-    accepter.locator("#rematch-text", has_text="vuole la rivincita").wait_for()
-    assert accepter.locator("#rematch-text").inner_text() == f"{asker_name} vuole la rivincita."
+    ask_rematch(asker, asker_name, accepter, accepter_name)
     if offered is not None:
         offered()
-    accepter.click("#rematch-button")
-    new = Rematch.objects.get(table=table).new_table
+    accepter.click("#rematch-button")  # over the socket: the new table exists once the frame is back
+    deadline = time.monotonic() + 10
+    while (new := Rematch.objects.get(table=table).new_table) is None:
+        assert time.monotonic() < deadline, "the rematch did not start"
+        time.sleep(0.05)
     for page in (asker, accepter):
         page.wait_for_url(f"**/tavolo/{new.pk}/")
         wait_version(page, 0)

@@ -10,36 +10,24 @@ import re
 import pytest
 from django.utils import timezone
 
-from games.engine import Ruleset
 from games.models import Game, Hand, Table
-from games.services.tables import create_table, sit
-from tests.factories import make_user
 
 from .axe import serious_violations
 from .table_helpers import (
-    CLOSING_WITH_STOCK,
     DESKTOP,
     PHONE,
     close_the_hand,
-    force_position,
     hand,
     rematch_live,
     shoot,
     signed_in_page,
+    two_people,
     wait_version,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 CLOCK = re.compile(r"\d+:\d\d")
-
-
-def two_people(preset: str):
-    anna, bruno = make_user(f"anna_{preset[:4]}"), make_user(f"bruno_{preset[:4]}")
-    table = create_table(creator=anna, ruleset=Ruleset.preset(preset, draw_seconds=300, play_seconds=300))
-    sit(table_id=table.pk, user=bruno, position=1)
-    force_position(table, **CLOSING_WITH_STOCK)
-    return anna, bruno, table
 
 
 def test_the_scoring_the_next_hand_and_a_rematch(live_site, browser, screenshot_dir):

@@ -118,6 +118,28 @@ def test_the_profile_shows_reliability_with_its_count_next_to_the_ratings():
     assert "Reliability 100 % (4 matches)" in page
 
 
+def test_only_the_last_hundred_counted_matches_count():
+    """A bad spell fades: 20 matches Anna abandoned, then 100 she played to the end, read 100 %
+    (the 20 are older than her last 100); one more abandoned match takes one good one's place."""
+    anna, bruno = make_user("anna"), make_user("bruno")
+    quit_matches(anna, bruno, 20)
+    assert reliability(anna) == Reliability(matches=20, completed=0)
+    for done in range(1, 101):
+        abandon_match(table_id=table_of([anna, bruno]).pk, user=bruno)  # Bruno quits: Anna finished it
+        if done == 50:
+            assert reliability(anna) == Reliability(matches=70, completed=50)  # all 70 still count
+    assert reliability(anna) == Reliability(matches=100, completed=100)
+    assert reliability(anna).percent == 100
+    # Bruno's own last 100 are the 100 he abandoned; the 20 Anna left are older.
+    assert reliability_of_users([bruno.pk]) == {bruno.pk: Reliability(100, 0)}
+    page = Client().get("/giocatori/anna/").content.decode()
+    assert "Affidabilità 100 % (100 partite)" in page and "Si contano le ultime 100 partite." in page
+    assert "Conta solo le ultime 100 partite di questo tipo" in Client().get("/regole/").content.decode()
+
+    quit_matches(anna, bruno, 1)
+    assert reliability(anna) == Reliability(matches=100, completed=99)
+
+
 def test_the_matcher_prefers_reliable_players_and_mixes_only_after_a_wait():
     # The grouping alone: Bruno is nearest in rating, but he left most of his matches.
     anna, bruno, carla = Waiting(1, 1500, 0), Waiting(2, 1510, 0), Waiting(3, 1560, 0)

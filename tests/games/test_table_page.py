@@ -149,7 +149,8 @@ def test_rematch_starts_when_everybody_said_yes(monkeypatch):
     assert offer.accepted == [1] and offer.new_table_id is None
     frame = cap.sent[-1]
     assert frame == (f"table.{table.pk}.all", {"type": "rematch", "table": table.pk, "accepted": [1],
-                                               "needed": [0, 1], "table_url": None})
+                                               "needed": [0, 1], "table_url": None, "ended": None,
+                                               "ended_by": None})
     rematch.offer_rematch(table_id=table.pk, user=bruno)  # twice is once
     assert Rematch.objects.get(table=table).accepted == [1]
     offer = rematch.offer_rematch(table_id=table.pk, user=anna)
@@ -198,3 +199,21 @@ def test_rematch_view_goes_to_the_new_table():
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[new.pk])
     page = signed_in(anna).get(reverse("table", args=[table.pk])).content.decode()
     assert f'"table_url": "/tavolo/{new.pk}/"' in page  # the finished table's page knows where it went
+
+
+def test_rematch_decline_form_ends_the_offer_and_a_late_yes_is_refused(monkeypatch):
+    """The page's "No, grazie" without its socket: the form posts it; the offer ends, live for all."""
+    cap = capture(monkeypatch)
+    anna, bruno = make_user("anna"), make_user("bruno")
+    table = finished_table([anna, bruno])
+    rematch.offer_rematch(table_id=table.pk, user=anna)
+    response = signed_in(bruno).post(reverse("table_rematch_decline", args=[table.pk]), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("table", args=[table.pk])
+    assert "Hai detto di no alla rivincita." in response.content.decode()
+    assert cap.sent[-1][1] == {"type": "rematch", "table": table.pk, "accepted": [0], "needed": [0, 1],
+                                    "table_url": None, "ended": "declined", "ended_by": 1}
+    response = signed_in(anna).post(reverse("table_rematch", args=[table.pk]), follow=True)
+    assert "La rivincita è stata rifiutata" in response.content.decode()
+    offer = Rematch.objects.get(table=table)
+    assert (offer.accepted, offer.ended, offer.new_table_id) == ([0], "declined", None)
+    assert Table.objects.count() == 1
