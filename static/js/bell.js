@@ -76,19 +76,29 @@ function markRead() {
   }).catch(() => {});
 }
 
+function unmark() {
+  for (const li of document.querySelectorAll("#bell-list .bell-item.unread")) li.classList.remove("unread");
+}
+
+/** Close the panel from code: unmarked at once (the details' toggle event comes a task later). */
+function close() {
+  bell.open = false;
+  unmark();
+}
+
 if (bell) {
   bell.addEventListener("toggle", () => {
     if (bell.open) markRead();
-    else for (const li of document.querySelectorAll("#bell-list .bell-item.unread")) li.classList.remove("unread");
+    else unmark();
   });
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && bell.open) {
-      bell.open = false;
+      close();
       document.getElementById("bell-button").focus();
     }
   });
   document.addEventListener("click", (event) => {
-    if (bell.open && !bell.contains(event.target)) bell.open = false;
+    if (bell.open && !bell.contains(event.target)) close();
   });
   if (!document.getElementById("lobby")) {
     socket = new LiveSocket(bell.dataset.wsPath, {
