@@ -65,6 +65,32 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     return candidates[best]
 
 
+def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random.Random, *,
+                     worlds: int, params: Params = DEFAULT) -> list[float]:
+    """The expert's mean value of each candidate action for the viewing seat, over `worlds`
+    sampled worlds (the same worlds and look-ahead dice for every candidate).
+
+    Only `view` is read: the hidden cards are dealt by `rng` from what the seat has not seen, so
+    a review of a finished game judges a move by what the player could know then.
+    """
+    seat = view["seat"]
+    totals = [0.0] * len(candidates)
+    for _ in range(worlds):
+        world = determinize(view, rng)
+        seed = rng.getrandbits(32)
+        for i, action in enumerate(candidates):
+            sample = world.copy() if i < len(candidates) - 1 else world
+            totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
+    return [t / worlds for t in totals]
+
+
+def ranked_discards(game: Game, seat: int, params: Params = DEFAULT) -> list[str]:
+    """The legal discards, best first by the greedy player's reckoning (a wild last)."""
+    legal = [a["card"] for a in game.legal_actions(seat, kinds=("discard",))]
+    scores = discard_scores(game, seat, legal, params)
+    return sorted(legal, key=lambda t: (scores[t], t))
+
+
 def _candidates(game: Game, seat: int, params: Params) -> list[Action]:
     """The actions worth comparing; the greedy player's own choice comes first (ties keep it)."""
     if game.phase == "draw":

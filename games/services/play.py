@@ -22,6 +22,7 @@ and the match finishes through the same `_finish_match` as one played to the end
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -387,6 +388,18 @@ def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: 
     game.save()  # ratings read the finished game
     _count_moves(game)
     ratings.record_match_result(game)
+    game_id = game.pk
+    transaction.on_commit(lambda: _queue_analysis(game_id))
+
+
+def _queue_analysis(game_id: int) -> None:
+    """Analisi della partita, once the match is committed (games/services/analysis.py)."""
+    from .analysis import queue_after_game
+
+    try:
+        queue_after_game(game_id)
+    except Exception:  # the broker down must not fail the move that ended the match
+        logging.getLogger("games.analysis").exception("Could not queue the analysis of game %s", game_id)
 
 
 def abandon_match(*, table_id: int, user) -> int:
