@@ -25,6 +25,10 @@ DEFAULT_BUDGET_SECONDS = 0.4  # p99 ~0.40 s measured, against a 1 s limit; 0.15 
 HORIZON_TURNS = 4  # look-ahead: this many turn ends (discards) after the candidate
 MAX_DISCARD_CANDIDATES = 4
 MAX_WORLDS = 400
+# The greedy player's own choice stands unless another candidate beats it by this many points on
+# average: with a few dozen sampled worlds the means are noisy, and without it esperto left the
+# greedy choice in 44 % of its decisions, often on noise (issue 13: 57.5 % -> 61.0 % against medio).
+DEVIATION_MARGIN = 15.0
 
 Action = dict[str, Any]
 
@@ -62,6 +66,8 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
         if elapsed + elapsed / sampled > budget or sampled >= MAX_WORLDS:
             break
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+    if best != 0 and (totals[best] - totals[0]) / sampled < DEVIATION_MARGIN:
+        best = 0
     return candidates[best]
 
 
