@@ -188,6 +188,10 @@ MAX_TABLES_IN_PLAY = int(os.environ.get("MAX_TABLES_IN_PLAY", "0"))
 # database threads (a bounded queue: under overload frames are refused, not delayed for ever).
 DB_QUEUE_MAX = int(os.environ.get("DB_QUEUE_MAX", "400"))
 # The computer's human-like pause before each action (0 in tests).
+# Analisi della partita (games/services/analysis.py): queue it when a match with a person ends,
+# and how many worlds esperto samples per reviewed decision.
+ANALYSIS_AFTER_GAME = env_bool("ANALYSIS_AFTER_GAME", True)
+ANALYSIS_WORLDS = max(1, int(os.environ.get("ANALYSIS_WORLDS", "24")))
 BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
 # Extra seconds on the first draw of every hand after the first: the scoring of the hand just
 # over is on screen when the next deal arrives (games.services.tables.deadline_for).

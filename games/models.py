@@ -515,3 +515,29 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.kind} {'read' if self.read_at else 'unread'}"
+class Analysis(models.Model):
+    """esperto's review of a finished game ("Analisi della partita", games/services/analysis.py):
+    the costliest draws and discards of each person, judged from what that seat could see then.
+
+    `notes` holds one dict per marked decision: hand, step (the move's index in the hand, i.e.
+    its replay frame), seat, kind ("draw" or "discard"), chosen and best (engine actions), gain
+    (the mean points the best action was worth over the chosen one). Texts are written when the
+    page is shown, in its language."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("In coda")
+        RUNNING = "running", _("In corso")
+        DONE = "done", _("Pronta")
+        FAILED = "failed", _("Non riuscita")
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    notes = models.JSONField(default=list, blank=True)
+    reviewed = models.PositiveIntegerField(default=0)  # decisions evaluated
+    worlds = models.PositiveSmallIntegerField(default=0)  # sampled worlds per decision
+    requested_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"Analisi della partita {self.game_id}: {self.status}"

@@ -11,7 +11,7 @@ from celery import shared_task
 from django.db import DatabaseError
 from redis.exceptions import RedisError
 
-from .services import scheduler, timeouts
+from .services import analysis, scheduler, timeouts
 
 
 # A move that met PostgreSQL or Redis down is tried again a second later, then a little later
@@ -28,3 +28,10 @@ def computer_move(game_id: int, version: int) -> str:
 def scheduler_tick() -> dict:
     """One scheduler pass, for an operator who prefers beat to the worker's own thread."""
     return scheduler.Scheduler().tick()
+
+
+@shared_task(name="games.analyse_game", ignore_result=True, acks_late=True,
+             autoretry_for=(DatabaseError,), retry_backoff=2, max_retries=5)
+def analyse_game(game_id: int) -> str:
+    """Analisi della partita: esperto reviews a finished game's draws and discards."""
+    return analysis.run_analysis(game_id)

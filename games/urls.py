@@ -43,6 +43,7 @@ urlpatterns = [
     path("storico/partita/<int:game_id>/", history_views.game_detail, name="game_detail"),
     path("storico/partita/<int:game_id>/mosse.json", history_views.game_moves_json, name="game_moves_json"),
     path("storico/partita/<int:game_id>/replay/", replay_views.replay, name="game_replay"),
+    path("storico/partita/<int:game_id>/analisi/", replay_views.request_analysis, name="game_analysis"),
     path("classifiche/", leaderboards_views.leaderboards, name="leaderboards"),
     path("tornei/", tournament_views.tournament_list, name="tournaments"),
     path("tornei/<int:tournament_id>/", tournament_views.tournament_detail, name="tournament_detail"),

@@ -407,6 +407,18 @@ def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: 
     _count_moves(game)
     ratings.record_match_result(game)
     tournaments.record_result(game, table)  # a tournament table's result, in the same commit
+    game_id = game.pk
+    transaction.on_commit(lambda: _queue_analysis(game_id))
+
+
+def _queue_analysis(game_id: int) -> None:
+    """Analisi della partita, once the match is committed (games/services/analysis.py)."""
+    from .analysis import queue_after_game
+
+    try:
+        queue_after_game(game_id)
+    except Exception:  # the broker down must not fail the move that ended the match
+        logging.getLogger("games.analysis").exception("Could not queue the analysis of game %s", game_id)
 
 
 def abandon_match(*, table_id: int, user) -> int:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from games.models import Analysis
 from games.selectors.history import game_page_context
+from games.services import analysis as analysis_service
 from games.services.replays import build_hand_replay, seat_names
+from games.services.tables import TableError
 
 from .history import _game_or_404
 
@@ -41,6 +47,8 @@ def replay_labels() -> dict[str, str]:
         "pulito": _("pulito"),
         "semipulito": _("semipulito"),
         "sporco": _("sporco"),
+        "note": _("Analisi di esperto"),
+        "note_marker": _("mossa costosa"),
     }
 
 
@@ -61,14 +69,37 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         return render(request, "games/replay.html", context, status=404)
     hand_replay = build_hand_replay(game, number)
     names = seat_names(context["seats"])
+    analysis = Analysis.objects.filter(game=game).first()
     context.update({
         "hand_number": number,
         "hand_replay": hand_replay,
+        "analysis": analysis,
+        "analysis_status": analysis_service.status_text(analysis),
+        "analysis_can_request": analysis is None or analysis.status == Analysis.Status.FAILED,
         "replay_data": {
             "frames": hand_replay.frames,
             "players": game.table.players,
             "seats": [{"position": p, "name": n, "side": p % 2} for p, n in sorted(names.items())],
+            "notes": analysis_service.hand_notes(analysis, number),
         },
         "replay_labels": replay_labels(),
     })
     return render(request, "games/replay.html", context, status=200)
+
+
+@login_required
+@require_POST
+def request_analysis(request: HttpRequest, game_id: int) -> HttpResponse:
+    """"Chiedi l'analisi": queue esperto's review of a finished game, back to its replay."""
+    game = _game_or_404(request, game_id)
+    target = reverse("game_replay", args=[game.pk])
+    hand = request.POST.get("mano", "")
+    if hand.isdigit():
+        target += f"?mano={hand}"
+    try:
+        analysis_service.request_analysis(game)
+    except TableError as exc:
+        messages.error(request, exc.message)
+        return redirect(target)
+    messages.success(request, _("Analisi chiesta: esperto la prepara in pochi minuti, poi la trovi su questa pagina."))
+    return redirect(target)

@@ -48,7 +48,15 @@ import { cardFace, sortCards } from "./lib/cards.js";
     seatBoxes.set(seat.position, box);
   }
 
-  // The move list, built once.
+  // esperto's marks (Analisi della partita), by the frame of the move they concern.
+  const notesAt = new Map();
+  for (const note of data.notes || []) {
+    if (!notesAt.has(note.step)) notesAt.set(note.step, []);
+    notesAt.get(note.step).push(note);
+  }
+  const seatName = new Map(data.seats.map((s) => [s.position, s.name]));
+
+  // The move list, built once; a marked move carries a sign and its note as a tooltip.
   const list = $("r-list");
   frames.forEach((frame, i) => {
     const li = document.createElement("li");
@@ -58,6 +66,15 @@ import { cardFace, sortCards } from "./lib/cards.js";
     button.textContent = frame.text;
     button.addEventListener("click", () => show(i));
     li.appendChild(button);
+    if (notesAt.has(i)) {
+      li.classList.add("noted");
+      const mark = document.createElement("span");
+      mark.className = "r-note-mark";
+      mark.textContent = "!";
+      mark.title = notesAt.get(i).map((n) => n.text).join(" ");
+      mark.setAttribute("aria-label", L.note_marker);
+      li.appendChild(mark);
+    }
     list.appendChild(li);
   });
 
@@ -127,6 +144,19 @@ import { cardFace, sortCards } from "./lib/cards.js";
     $("r-score-0").textContent = f.score[0];
     $("r-score-1").textContent = f.score[1];
     $("r-step-text").textContent = f.text;
+    const noteBox = $("r-note");
+    if (noteBox) {
+      const notes = notesAt.get(current) || [];
+      noteBox.hidden = !notes.length;
+      noteBox.innerHTML = "";
+      for (const note of notes) {
+        const p = document.createElement("p");
+        const who = document.createElement("strong");
+        who.textContent = `${L.note} · ${seatName.get(note.seat) || ""}: `;
+        p.append(who, note.text);
+        noteBox.appendChild(p);
+      }
+    }
     $("r-step-count").textContent = current === 0 ? L.deal : fmt(L.step, { i: current, n: frames.length - 1 });
     slider.value = String(current);
     $("r-first").disabled = $("r-prev").disabled = current === 0;
@@ -142,6 +172,26 @@ import { cardFace, sortCards } from "./lib/cards.js";
       }
     }
     root.dataset.step = String(current);
+  }
+
+  // The marks of this hand in the analysis panel: each one goes to its move.
+  const panel = $("r-analysis");
+  if (panel && notesAt.size) {
+    const marks = document.createElement("ol");
+    marks.className = "plain r-note-list";
+    marks.id = "r-note-list";
+    for (const [step, notes] of [...notesAt.entries()].sort((a, b) => a[0] - b[0])) {
+      const li = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "linklike";
+      button.dataset.step = String(step);
+      button.textContent = `${fmt(L.step, { i: step, n: frames.length - 1 })}: ${notes.map((n) => n.text).join(" ")}`;
+      button.addEventListener("click", () => show(step));
+      li.appendChild(button);
+      marks.appendChild(li);
+    }
+    panel.appendChild(marks);
   }
 
   $("r-first").addEventListener("click", () => show(0));

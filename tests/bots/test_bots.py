@@ -216,3 +216,32 @@ def test_strategy_reads_only_the_seat_hand():
             game.apply(seat, one)
         except IllegalMove as exc:  # pragma: no cover - a failure message worth reading
             raise AssertionError(f"illegal {one}: {exc}") from exc
+
+
+def test_expert_keeps_the_greedy_choice_unless_another_clearly_beats_it(monkeypatch):
+    """DEVIATION_MARGIN: with an unreachable margin esperto plays exactly as the greedy player at
+    its draws and discards; with none it leaves the greedy choice somewhere in a hand."""
+    from games.bots import expert
+
+    def decisions(margin: float) -> tuple[int, int]:
+        monkeypatch.setattr(expert, "DEVIATION_MARGIN", margin)
+        game = Game.new(Ruleset.preset("classico"), rng=random.Random(8))
+        rng = random.Random(8)
+        compared = deviated = 0
+        for _ in range(120):
+            if game.hand_over:
+                break
+            seat = game.to_move
+            view = game.view(seat)
+            action = choose_action(view, "esperto", rng, worlds=4)
+            candidates = expert._candidates(knowledge.determinize(view, random.Random(1)), seat, strategy.DEFAULT)
+            if len(candidates) > 1:
+                compared += 1
+                deviated += action != candidates[0]
+            game.apply(seat, action)
+        return compared, deviated
+
+    compared, deviated = decisions(10**9)
+    assert compared > 10 and deviated == 0
+    compared, deviated = decisions(0.0)
+    assert compared > 10 and deviated > 0

@@ -153,6 +153,7 @@ def timers(django_db_setup, django_db_blocker):
             "CELERY_EMBEDDED_WORKER": "0",
             "BURRACO_CLOCK_ADJUSTABLE": "1",
             "BOT_MOVE_DELAY_SECONDS": "0",
+            "ANALYSIS_WORLDS": "4",  # a game's analysis in a few seconds (the site's default is 24)
             "SCHEDULER_INTERVAL_SECONDS": str(INTERVAL),
             "CELERY_QUEUE": queue,
             "DJANGO_SETTINGS_MODULE": "tests.timers.worker_settings",

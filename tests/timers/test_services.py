@@ -367,7 +367,8 @@ def test_a_failing_computer_player_does_not_stall_the_table(monkeypatch):
 def test_the_worker_runs_the_scheduler_and_only_computer_moves_are_tasks():
     app.loader.import_default_modules()  # what a worker does on start: autodiscover games.tasks
     ours = {name for name in app.tasks if name.startswith("games.")}
-    assert ours == {"games.computer_move", "games.scheduler_tick"}
+    # Besides the computer's moves, only the analysis of a finished match (one task per match, not a timer).
+    assert ours == {"games.computer_move", "games.scheduler_tick", "games.analyse_game"}
     assert not (app.conf.beat_schedule or {})  # no beat sweep: the worker's own thread scans
     from celery.signals import worker_ready
 
