@@ -66,9 +66,12 @@ def start_embedded_worker() -> bool:
         _embedded_started = True
 
     def run() -> None:
+        from django.conf import settings
+
         worker = app.Worker(
             pool="solo",
             concurrency=1,
+            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_ANALYSIS_QUEUE],
             loglevel="WARNING",
             without_heartbeat=True,
             without_mingle=True,

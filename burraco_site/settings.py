@@ -175,6 +175,10 @@ if CELERY_BROKER_URL.startswith("memory://"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": 0.1}
 # The queue tasks go to and a worker started without -Q reads: tests give each run its own.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# Analisi della partita runs for tens of seconds per match: on its own queue and worker, so it
+# never holds the slots that play the computer's moves (a table waiting behind an analysis
+# stalls). The embedded worker and the tests' workers read both queues.
+CELERY_ANALYSIS_QUEUE = os.environ.get("CELERY_ANALYSIS_QUEUE", CELERY_TASK_DEFAULT_QUEUE + ".analysis")
 # The turn scheduler (games/services/scheduler.py) runs in every worker (and in the embedded
 # server): it scans the due games about once a second. No beat schedule is needed.
 SCHEDULER_INTERVAL_SECONDS = float(os.environ.get("SCHEDULER_INTERVAL_SECONDS", "1"))

@@ -166,9 +166,10 @@ def request_analysis(game: Game) -> Analysis:
 
 
 def _enqueue(game_id: int) -> None:
+    """On the analysis queue, never the one the computer's moves wait in (settings.py)."""
     from games.tasks import analyse_game
 
-    analyse_game.delay(game_id)
+    analyse_game.apply_async((game_id,), queue=settings.CELERY_ANALYSIS_QUEUE)
 
 
 def queue_after_game(game_id: int) -> None:

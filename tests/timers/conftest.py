@@ -122,7 +122,8 @@ class Timers:
     def forget_queue(self) -> None:
         """Drop what is left of this queue: its messages, and any a killed worker left unacked."""
         client = self.redis()
-        client.delete(self.queue, f"_kombu.binding.{self.queue}", f"_kombu.binding_permanent.{self.queue}")
+        for name in (self.queue, f"{self.queue}.analysis"):
+            client.delete(name, f"_kombu.binding.{name}", f"_kombu.binding_permanent.{name}")
         keys = list(client.scan_iter(f"{self.queue}:*"))
         if keys:
             client.delete(*keys)
@@ -171,6 +172,7 @@ def timers(django_db_setup, django_db_blocker):
         BURRACO_CLOCK_ADJUSTABLE=True,
         BOT_MOVE_DELAY_SECONDS=0,
         SCHEDULER_INTERVAL_SECONDS=INTERVAL,
+        CELERY_ANALYSIS_QUEUE=f"{queue}.analysis",  # what the workers (CELERY_QUEUE=queue) read too
     )
     overrides.enable()
     timers = Timers(url, queue, env)
