@@ -140,38 +140,60 @@ class SocketConsumer(AsyncWebsocketConsumer):
         raise NotImplementedError
 
 
-class Heartbeats:
-    """One heartbeat for all the table sockets of this process: every HEARTBEAT_SECONDS a
-    single Redis round trip re-adds each of them to its table's presence (so a flushed Redis
-    knows them again within one beat), instead of a task and a round trip per socket."""
+class SocketHeartbeat:
+    """One heartbeat for all the sockets of one kind in this process: every `interval()` seconds
+    a single `beat` over all of them (one Redis or database round trip), instead of a task and a
+    round trip per socket. Each kind keeps its own set of sockets and its own task."""
 
-    sockets: set[TableConsumer] = set()
-    task: asyncio.Task | None = None
+    sockets: set
+    task: asyncio.Task | None
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.sockets, cls.task = set(), None
 
     @classmethod
-    def add(cls, consumer: TableConsumer) -> None:
+    def add(cls, consumer) -> None:
         cls.sockets.add(consumer)
-        if cls.task is None or cls.task.done():
-            cls.task = asyncio.get_running_loop().create_task(cls._run())
+        loop = asyncio.get_running_loop()
+        if cls.task is None or cls.task.done() or cls.task.get_loop() is not loop:
+            cls.task = loop.create_task(cls._run())
 
     @classmethod
-    def discard(cls, consumer: TableConsumer) -> None:
+    def discard(cls, consumer) -> None:
         cls.sockets.discard(consumer)
 
     @classmethod
     async def _run(cls) -> None:
         while cls.sockets:
-            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
-            beats = [(c.table_id, c.position, c.user_id, c.channel_name) for c in list(cls.sockets)]
-            if not beats:
-                continue
-            try:
-                back = await run_db(presence.heartbeat_many)(beats)
-                for table_id in back:  # seats that read as offline since a Redis restart
-                    frame = await run_db(table_selectors.presence_frame)(table_id)
-                    await broadcast.deliver_async([(broadcast.all_group(table_id), frame)])
-            except Exception:  # noqa: BLE001 - Redis or the database is down: the next beat tries again
-                log.warning("presence heartbeat failed for %d sockets", len(beats))
+            await asyncio.sleep(cls.interval())
+            members = list(cls.sockets)
+            if members:
+                await cls.beat(members)
+
+    @classmethod
+    def interval(cls) -> float:
+        return presence.HEARTBEAT_SECONDS
+
+    @classmethod
+    async def beat(cls, sockets: list) -> None:
+        raise NotImplementedError
+
+
+class Heartbeats(SocketHeartbeat):
+    """The table sockets: each is re-added to its table's presence (so a flushed Redis knows
+    them again within one beat)."""
+
+    @classmethod
+    async def beat(cls, sockets: list[TableConsumer]) -> None:
+        beats = [(c.table_id, c.position, c.user_id, c.channel_name) for c in sockets]
+        try:
+            back = await run_db(presence.heartbeat_many)(beats)
+            for table_id in back:  # seats that read as offline since a Redis restart
+                frame = await run_db(table_selectors.presence_frame)(table_id)
+                await broadcast.deliver_async([(broadcast.all_group(table_id), frame)])
+        except Exception:  # noqa: BLE001 - Redis or the database is down: the next beat tries again
+            log.warning("presence heartbeat failed for %d sockets", len(beats))
 
 
 _leaving: set[asyncio.Task] = set()  # the grace tasks below, kept referenced until they finish
@@ -514,69 +536,44 @@ class EchoConsumer(SocketConsumer):
         await self.send(text_data=json.dumps({"type": "echo", "pad": "x" * message["pad"]}))
 
 
-class QueueHeartbeats:
-    """One heartbeat for all the signed-in lobby sockets of this process: every
-    QUEUE_HEARTBEAT_SECONDS one statement tells the queue their people are still there (a
-    person whose socket closed in another process but is open here keeps their place)."""
-
-    sockets: set[LobbyConsumer] = set()
-    task: asyncio.Task | None = None
+class QueueHeartbeats(SocketHeartbeat):
+    """The signed-in lobby sockets: every QUEUE_HEARTBEAT_SECONDS one statement tells the queue
+    their people are still there (a person whose socket closed in another process but is open
+    here keeps their place)."""
 
     @classmethod
-    def add(cls, consumer: LobbyConsumer) -> None:
-        cls.sockets.add(consumer)
-        loop = asyncio.get_running_loop()
-        if cls.task is None or cls.task.done() or cls.task.get_loop() is not loop:
-            cls.task = loop.create_task(cls._run())
+    def interval(cls) -> float:
+        return settings.QUEUE_HEARTBEAT_SECONDS
 
     @classmethod
     def discard(cls, consumer: LobbyConsumer) -> bool:
         """Forget this socket; True when it was its person's last lobby socket here."""
-        cls.sockets.discard(consumer)
+        super().discard(consumer)
         return not any(c.user_id == consumer.user_id for c in cls.sockets)
 
     @classmethod
-    async def _run(cls) -> None:
-        while cls.sockets:
-            await asyncio.sleep(settings.QUEUE_HEARTBEAT_SECONDS)
-            user_ids = sorted({c.user_id for c in list(cls.sockets)})
-            try:
-                await run_db(matchmaking.heartbeat)(user_ids)
-            except Exception:  # noqa: BLE001 - the database is down: the next beat tries again
-                log.warning("queue heartbeat failed for %d people", len(user_ids))
+    async def beat(cls, sockets: list[LobbyConsumer]) -> None:
+        user_ids = sorted({c.user_id for c in sockets})
+        try:
+            await run_db(matchmaking.heartbeat)(user_ids)
+        except Exception:  # noqa: BLE001 - the database is down: the next beat tries again
+            log.warning("queue heartbeat failed for %d people", len(user_ids))
 
 
-class OnlineHeartbeats:
-    """One heartbeat for all the signed-in lobby sockets of this process (the lobby page's and
-    every page's bell): every presence.HEARTBEAT_SECONDS one Redis round trip says their people
-    are online (games/services/presence.py, "who is online"); who reads as new there (Redis had
-    forgotten them) is announced to their followers again."""
-
-    sockets: set[LobbyConsumer] = set()
-    task: asyncio.Task | None = None
+class OnlineHeartbeats(SocketHeartbeat):
+    """The signed-in lobby sockets (the lobby page's and every page's bell): one Redis round
+    trip says their people are online (games/services/presence.py, "who is online"); who reads
+    as new there (Redis had forgotten them) is announced to their followers again."""
 
     @classmethod
-    def add(cls, consumer: LobbyConsumer) -> None:
-        cls.sockets.add(consumer)
-        loop = asyncio.get_running_loop()
-        if cls.task is None or cls.task.done() or cls.task.get_loop() is not loop:
-            cls.task = loop.create_task(cls._run())
-
-    @classmethod
-    def discard(cls, consumer: LobbyConsumer) -> None:
-        cls.sockets.discard(consumer)
-
-    @classmethod
-    async def _run(cls) -> None:
-        while cls.sockets:
-            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
-            beats = [(c.user_id, c.channel_name) for c in list(cls.sockets)]
-            try:
-                back = await run_db(presence.user_heartbeat_many)(beats)
-                for user_id in back:
-                    await run_db(social.presence_changed)(user_id)
-            except Exception:  # noqa: BLE001 - Redis is down: the next beat tries again
-                log.warning("online heartbeat failed for %d sockets", len(beats))
+    async def beat(cls, sockets: list[LobbyConsumer]) -> None:
+        beats = [(c.user_id, c.channel_name) for c in sockets]
+        try:
+            back = await run_db(presence.user_heartbeat_many)(beats)
+            for user_id in back:
+                await run_db(social.presence_changed)(user_id)
+        except Exception:  # noqa: BLE001 - Redis is down: the next beat tries again
+            log.warning("online heartbeat failed for %d sockets", len(beats))
 
 
 class LobbyConsumer(SocketConsumer):
