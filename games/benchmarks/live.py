@@ -27,7 +27,8 @@ import resource
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -349,6 +350,24 @@ async def _connect_all(sockets: list[PlayerSocket], spread: float, timeout: floa
     return time.monotonic() - start
 
 
+@contextmanager
+def collector_paused() -> Iterator[Pauses]:
+    """The generator's collector off for a measured window: it holds thousands of sockets, and
+    its own collections would stop its loop and count as the server's latency. What exists is
+    collected and frozen first (memory is plenty for a minute); the `Pauses` yielded show any
+    collection that still ran."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    pauses = Pauses().start()
+    try:
+        yield pauses
+    finally:
+        pauses.stop()
+        gc.enable()
+        gc.unfreeze()
+
+
 async def _settle(measure: Callable[[], dict[str, float]], most: float = 30.0) -> None:
     """Wait until the Daphne processes are idle again (thousands of closing sockets each update
     their presence), so the next phase does not start against their backlog."""
@@ -385,24 +404,16 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
     rng = random.Random(seed)
     lag = LoopLag()
     lag.start()
-    # The generator holds thousands of sockets: its own collections would stop its loop and
-    # count as the server's latency. Collect and freeze what exists, and pause the collector
-    # for the window (memory is plenty for a minute); `gc` in the report shows what remained.
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    gc_pauses = Pauses().start()
-    cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
-    until = time.monotonic() + seconds
-    await asyncio.gather(*(_play_table(socks, pace, until, random.Random(rng.random()))
-                           for socks in per_table if all(s.ws is not None for s in socks)))
-    # Let the last events arrive before the window closes.
-    await asyncio.sleep(1.0)
-    cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
-    loop_lag = await lag.stop()
-    gc_report = gc_pauses.stop()
-    gc.enable()
-    gc.unfreeze()
+    with collector_paused() as gc_pauses:
+        cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
+        until = time.monotonic() + seconds
+        await asyncio.gather(*(_play_table(socks, pace, until, random.Random(rng.random()))
+                               for socks in per_table if all(s.ws is not None for s in socks)))
+        # Let the last events arrive before the window closes.
+        await asyncio.sleep(1.0)
+        cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
+        loop_lag = await lag.stop()
+        gc_report = gc_pauses.stop()
     await asyncio.gather(*(s.close() for s in flat))
     await _settle(measure)
     cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
@@ -488,18 +499,14 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
 
     lag = LoopLag()
     lag.start()
-    gc.collect()  # as in run_load: the generator's collector paused for the window
-    gc.freeze()
-    gc.disable()
-    cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
-    until = time.monotonic() + seconds
-    rng = random.Random(7)
-    await asyncio.gather(*(drive(pair, random.Random(rng.random()), until) for pair in pairs))
-    await asyncio.sleep(1.0)
-    cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
-    loop_lag = await lag.stop()
-    gc.enable()
-    gc.unfreeze()
+    with collector_paused():
+        cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
+        until = time.monotonic() + seconds
+        rng = random.Random(7)
+        await asyncio.gather(*(drive(pair, random.Random(rng.random()), until) for pair in pairs))
+        await asyncio.sleep(1.0)
+        cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
+        loop_lag = await lag.stop()
     await asyncio.gather(*(ws.close() for ws in conns if ws), return_exceptions=True)
     cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
     # An echo touches Daphne, Redis (and nginx when it is in front) only; what the other roles
