@@ -8,6 +8,7 @@ was.
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 from collections.abc import Iterator, Sequence
@@ -376,12 +377,13 @@ class Game:
 
     # ------------------------------------------------------------------ serialising
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole game, JSON-ready; :meth:`from_dict` restores it exactly."""
+    def to_dict(self, *, copy: bool = True) -> dict[str, Any]:
+        """The whole game, JSON-ready; :meth:`from_dict` restores it exactly. With ``copy``
+        false the deal and the action records are this game's own (to serialise at once)."""
         return {
             "format": 1,
-            "deal": _copy(self._deal),
-            "actions": _copy(self.actions),
+            "deal": _copy(self._deal) if copy else self._deal,
+            "actions": _copy(self.actions) if copy else self.actions,
             "state": {
                 "hands": [[c.text for c in h] for h in self.hands],
                 "stock": [c.text for c in reversed(self.stock)],
@@ -401,8 +403,35 @@ class Game:
             },
         }
 
+    def to_json(self) -> str:
+        """:meth:`to_dict` as compact JSON text, without the defensive copies (the play path
+        writes it straight to the database).
+
+        >>> g = Game.setup(Ruleset.preset("classico"), hands=["7H 8H 9H", "KD QS"], stock="AS 4C",
+        ...                discard="QD", to_move=0)
+        >>> Game.from_json(g.to_json()) == g
+        True
+        """
+        data = self.to_dict(copy=False)
+        return json.dumps(data, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Game:
+        """The game :meth:`to_json` wrote. Raises IllegalMove("bad_position") for text that is
+        not a game."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise IllegalMove("bad_position") from None
+        return cls._restore(data, copy=False)
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
+        """The game :meth:`to_dict` gave (``data`` is copied: the caller may go on using it)."""
+        return cls._restore(data, copy=True)
+
+    @classmethod
+    def _restore(cls, data: dict[str, Any], *, copy: bool) -> Game:
         try:
             deal = data["deal"]
             st = data["state"]
@@ -428,8 +457,8 @@ class Game:
             g.hand_number = int(deal["hand_number"])
             g.totals = (int(deal["totals"][0]), int(deal["totals"][1]))
             g.match_first = int(deal["match_first"])
-            g._deal = _copy(deal)
-            g.actions = _copy(data["actions"])
+            g._deal = _copy(deal) if copy else deal
+            g.actions = _copy(data["actions"]) if copy else list(data["actions"])
         except IllegalMove:
             raise
         except (KeyError, TypeError, ValueError, IndexError):

@@ -24,6 +24,8 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -159,26 +161,38 @@ def apply_action(*, game_id: int, seat: int, action: dict, actor: str = "person"
 _LOCKED_PATH = object()  # this action needs the locked path
 _LOST_RACE = object()  # another writer got there first; read again
 
-_READ_SQL = """
+_SEATS_SQL = """(SELECT json_agg(json_build_array(s.position, s.user_id, s.bot_level, s.covered_by_computer,
+                                         s.consecutive_timeouts) ORDER BY s.position)::text
+          FROM games_seat s WHERE s.table_id = {table})"""
+
+_READ_SQL = f"""
 SELECT g.state::text, g.version, g.finished, g.table_id, g.hand_number, g.turn_deadline, g.due_at,
        t.draw_seconds, t.play_seconds, t.players, t.status, t.disconnect_grace_seconds,
-       (SELECT json_agg(json_build_array(s.position, s.user_id, s.bot_level, s.covered_by_computer,
-                                         s.consecutive_timeouts) ORDER BY s.position)::text
-          FROM games_seat s WHERE s.table_id = g.table_id)
+       {_SEATS_SQL.format(table="g.table_id")}, g.xmin::text
 FROM games_game g JOIN games_table t ON t.id = g.table_id
 WHERE g.id = %s
 """
 
+# The write, guarded by the version read. It returns the row's new xmin: PostgreSQL gives a row
+# a new one on every update by anybody (the scheduler's lease, a seat's due time pulled forward,
+# a test setting a position), so an unchanged xmin proves the row is still exactly as written.
 _WRITE_SQL = """
 WITH g AS (
     UPDATE games_game
        SET state = %s::jsonb, version = %s, to_move = %s, turn_deadline = %s, due_at = %s, updated_at = %s
-     WHERE id = %s AND version = %s AND NOT finished
- RETURNING id
+     WHERE id = %s AND version = %s AND NOT finished {guard}
+ RETURNING id, xmin::text AS token
+), m AS (
+    INSERT INTO games_move (game_id, seq, hand_number, seat, action, actor, created_at)
+    SELECT id, %s, %s, %s, %s::jsonb, %s, %s FROM g
 )
-INSERT INTO games_move (game_id, seq, hand_number, seat, action, actor, created_at)
-SELECT id, %s, %s, %s, %s::jsonb, %s, %s FROM g
+SELECT token FROM g
 """
+_WRITE_FRESH_SQL = _WRITE_SQL.format(guard="")
+# Acting on a remembered position (no read): the game row must be untouched since this process
+# wrote it, and the seats exactly as they were read then (a person back, a seat now covered).
+_WRITE_AGAIN_SQL = _WRITE_SQL.format(
+    guard=f"AND xmin = %s::xid AND {_SEATS_SQL.format(table='games_game.table_id')} = %s")
 
 
 @dataclass(frozen=True)
@@ -203,19 +217,78 @@ class TableClock:
     disconnect_grace_seconds: int
 
 
+@dataclass
+class _Written:
+    """A position this process wrote, kept to act on again without reading it back."""
+
+    engine_game: EngineGame
+    version: int
+    token: str  # the row's xmin after the write
+    seats_json: str
+    table_id: int
+    hand_number: int
+    players: int
+    timing: TableClock
+    deadline: datetime | None
+    due_at: datetime | None
+
+
+class _Positions:
+    """The games this process wrote last, by id (most recent last, at most `size`).
+
+    The next action of a turn (the discard after the draw, a meld) usually comes through the same
+    process: it starts from the position kept here instead of reading the game back, and its write
+    is guarded by the row's xmin and the seats, so it only lands on the very row that was written
+    (anybody else's write, even one that changed no version, sends it back to the read). An entry
+    is taken out while it is used and put back only after a successful write, so one entry is
+    never used by two threads and a refused or failed action leaves nothing behind. Nothing here
+    is authoritative: losing it costs a read."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.entries: OrderedDict[int, _Written] = OrderedDict()
+
+    def take(self, game_id: int) -> _Written | None:
+        with self.lock:
+            return self.entries.pop(game_id, None)
+
+    def put(self, game_id: int, written: _Written) -> None:
+        with self.lock:
+            self.entries[game_id] = written
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
+
+_written = _Positions()
+
+
 def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
                 user_id: int | None):
+    # Only in autocommit: inside a transaction every write shares one xmin, so it proves nothing.
+    kept = None if connection.in_atomic_block else _written.take(game_id)
+    if kept is not None and expected_version is not None and expected_version != kept.version:
+        kept = None  # the client may know better (or be behind): the read decides
     with connection.cursor() as cursor:
-        cursor.execute(_READ_SQL, [game_id])
-        row = cursor.fetchone()
-        if row is None:
-            raise refusal("not_playing")
-        (state, version, finished, table_id, hand_number, deadline, due_at,
-         draw_seconds, play_seconds, players, status, grace, seats_json) = row
-        if finished or status != Table.Status.PLAYING:
-            raise refusal("not_playing")
-        if expected_version is not None and expected_version != version:
-            raise refusal("stale_version")
+        if kept is None:
+            cursor.execute(_READ_SQL, [game_id])
+            row = cursor.fetchone()
+            if row is None:
+                raise refusal("not_playing")
+            (state, version, finished, table_id, hand_number, deadline, due_at,
+             draw_seconds, play_seconds, players, status, grace, seats_json, _token) = row
+            if finished or status != Table.Status.PLAYING:
+                raise refusal("not_playing")
+            if expected_version is not None and expected_version != version:
+                raise refusal("stale_version")
+            timing = TableClock(draw_seconds, play_seconds, grace)
+        else:
+            version, table_id, hand_number, players = kept.version, kept.table_id, kept.hand_number, kept.players
+            deadline, due_at, seats_json, timing = kept.deadline, kept.due_at, kept.seats_json, kept.timing
         seats = [SeatFacts(*s) for s in json.loads(seats_json or "[]")]
         seat_row = next((s for s in seats if s.position == seat), None)
         if seat_row is None:
@@ -226,14 +299,13 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
             if seat_row.covered or seat_row.timeouts:
                 return _LOCKED_PATH  # the person is back: the cover ends (a seat write)
 
-        engine_game = EngineGame.from_dict(json.loads(state))
+        engine_game = kept.engine_game if kept is not None else EngineGame.from_json(state)
         before_to_move, before_phase = engine_game.to_move, engine_game.phase
         engine_game.apply(seat, action)  # IllegalMove leaves everything untouched
         if engine_game.hand_over:
             return _LOCKED_PATH  # scoring, the next deal or the end of the match
         record = engine_game.actions[-1]
         new_version = version + 1
-        timing = TableClock(draw_seconds, play_seconds, grace)
         same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
         new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
         mover = next(s for s in seats if s.position == engine_game.to_move)
@@ -247,19 +319,26 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
             # A person's turn keeps its due time; a computer's next move is due a little after
             # now (as on the locked path), not at the scheduler's lease that brought this one.
             keep_due = same_turn and due_at is not None and not mover.computer_plays
+            grace = timing.disconnect_grace_seconds
             new_due = due_at if keep_due else turns.due_at(table_id, mover, new_deadline, grace, online)
             if mover.position != seat and mover.user_id and not mover.computer_plays and mover.position not in online:
                 turn_user = mover.user_id  # their turn, and they are not looking: the bell says so
         now = timezone.now()
-        cursor.execute(_WRITE_SQL, [
-            json.dumps(engine_game.to_dict(), separators=(",", ":")), new_version, engine_game.to_move,
-            new_deadline, new_due, now, game_id, version,
-            new_version, hand_number, seat, json.dumps(record), actor, now,
-        ])
-        if cursor.rowcount != 1:
+        params = [engine_game.to_json(), new_version, engine_game.to_move, new_deadline, new_due, now, game_id, version]
+        if kept is not None:
+            params += [kept.token, seats_json]
+        params += [new_version, hand_number, seat, json.dumps(record), actor, now]
+        cursor.execute(_WRITE_FRESH_SQL if kept is None else _WRITE_AGAIN_SQL, params)
+        written = cursor.fetchone()
+        if written is None:
+            if kept is not None:
+                return _LOST_RACE  # the row changed since this process wrote it: read it
             if expected_version is not None:
                 raise refusal("stale_version")
             return _LOST_RACE
+    if not connection.in_atomic_block:
+        _written.put(game_id, _Written(engine_game, new_version, written[0], seats_json, table_id, hand_number,
+                                       players, timing, new_deadline, new_due))
     messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
                                actor=actor, action=record, played=engine_game, deadline=new_deadline,
                                spectators=watched)

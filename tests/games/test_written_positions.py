@@ -1,0 +1,113 @@
+"""The next action of a turn starts from the position this process wrote, and only when the row
+is exactly as written: anybody else's write in between (even one that changed no version) sends
+it back to the read, and the move is played on what the database holds."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games.engine import Game as EngineGame
+from games.models import Game, Move, Seat
+from games.services import play, turns
+from games.services.play import apply_action
+from tests.games.helpers import make_user, started_table
+
+# Autocommit, as in the server: inside a test's transaction the kept positions are not used.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _postgres_and_quiet(monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("the kept positions belong to PostgreSQL's one-read-one-write path")
+    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
+    play._written.clear()
+
+
+def _draw(game, users):
+    seat = game.to_move
+    applied = apply_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat])
+    return seat, applied
+
+
+def _a_natural(game_id: int, seat: int) -> str:
+    hand = EngineGame.from_dict(Game.objects.get(pk=game_id).state).view(seat)["hand"]
+    return next(c for c in hand if c[0] not in "2J")
+
+
+def _statements(queries) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries]
+
+
+def test_the_discard_after_the_draw_is_one_statement():
+    users = [make_user("anna"), make_user("bruno")]
+    game = Game.objects.get(table=started_table(users))
+    seat, drawn = _draw(game, users)
+    card = _a_natural(game.pk, seat)
+    with CaptureQueriesContext(connection) as queries:
+        applied = apply_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": card},
+                               user=users[seat], expected_version=drawn.version)
+    statements = _statements(queries)
+    assert len(statements) == 1, statements
+    assert "UPDATE games_game" in statements[0] and "INSERT INTO games_move" in statements[0]
+    assert applied.version == 2
+    stored = EngineGame.from_dict(Game.objects.get(pk=game.pk).state)
+    assert stored.to_move != seat and card in stored.view(seat)["discard"]
+    assert list(Move.objects.filter(game=game).order_by("seq").values_list("seq", flat=True)) == [1, 2]
+
+
+def test_a_write_by_anybody_else_sends_the_next_action_back_to_the_read():
+    users = [make_user("carla"), make_user("dario")]
+    game = Game.objects.get(table=started_table(users))
+    seat, drawn = _draw(game, users)
+    # Another process changes the row without a new version (as a test or an operator setting a
+    # position would): the kept position is no longer the row, so it must not be written back.
+    row = Game.objects.get(pk=game.pk)
+    engine = EngineGame.from_dict(row.state)
+    hand = [c.text for c in engine.hands[seat]]
+    natural = next(c for c in hand if c[0] not in "2J")
+    position = engine.to_dict()
+    position["state"]["hands"][seat] = [natural] + [c for c in hand if c != natural]
+    Game.objects.filter(pk=game.pk).update(state=position)
+    with CaptureQueriesContext(connection) as queries:
+        applied = apply_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": natural},
+                               user=users[seat])
+    statements = _statements(queries)
+    # The guarded write found another row, then the read and the write of the fresh path.
+    assert len(statements) == 3, statements
+    assert statements[1].lstrip().startswith("SELECT")
+    assert applied.version == drawn.version + 1
+    stored = EngineGame.from_dict(Game.objects.get(pk=game.pk).state)
+    assert stored.discard_pile[-1].text == natural
+
+
+def test_a_seat_changed_since_the_write_is_read_again():
+    users = [make_user("elsa"), make_user("fabio")]
+    game = Game.objects.get(table=started_table(users))
+    seat, drawn = _draw(game, users)
+    other = 1 - seat
+    # The other seat is now covered by the computer, a change to the seats and not to the game:
+    # after the discard the computer must be the one to move next.
+    Seat.objects.filter(table_id=game.table_id, position=other).update(covered_by_computer=True)
+    card = _a_natural(game.pk, seat)
+    with CaptureQueriesContext(connection) as queries:
+        applied = apply_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": card},
+                               user=users[seat])
+    assert len(_statements(queries)) == 3
+    assert applied.computer_next is True
+    assert applied.version == drawn.version + 1
+
+
+def test_a_stale_version_named_by_the_client_is_refused_and_changes_nothing():
+    users = [make_user("gino"), make_user("ida")]
+    game = Game.objects.get(table=started_table(users))
+    seat, drawn = _draw(game, users)
+    card = _a_natural(game.pk, seat)
+    with pytest.raises(play.IllegalMove) as refused:
+        apply_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": card},
+                     user=users[seat], expected_version=drawn.version - 1)
+    assert refused.value.code == "stale_version"
+    assert Game.objects.get(pk=game.pk).version == drawn.version
+    assert Move.objects.filter(game=game).count() == 1
