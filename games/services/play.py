@@ -273,6 +273,16 @@ def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_vers
     kept = None if connection.in_atomic_block else _written.take(game_id)
     if kept is not None and expected_version is not None and expected_version != kept.version:
         kept = None  # the client may know better (or be behind): the read decides
+    if kept is not None:
+        try:
+            return _apply_once(game_id, seat, action, actor, expected_version, user_id, kept)
+        except IllegalMove:
+            pass  # refused on a position that may no longer be the game's: the read decides
+    return _apply_once(game_id, seat, action, actor, expected_version, user_id, None)
+
+
+def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
+                user_id: int | None, kept: _Written | None):
     with connection.cursor() as cursor:
         if kept is None:
             cursor.execute(_READ_SQL, [game_id])

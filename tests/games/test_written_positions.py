@@ -111,3 +111,21 @@ def test_a_stale_version_named_by_the_client_is_refused_and_changes_nothing():
     assert refused.value.code == "stale_version"
     assert Game.objects.get(pk=game.pk).version == drawn.version
     assert Move.objects.filter(game=game).count() == 1
+
+
+def test_a_refusal_is_judged_on_the_game_not_on_the_kept_position():
+    users = [make_user("lia"), make_user("marco")]
+    game = Game.objects.get(table=started_table(users))
+    seat, drawn = _draw(game, users)
+    card = _a_natural(game.pk, seat)
+    apply_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": card}, user=users[seat])
+    # The match ends by another way (abandoned) while this process keeps the position.
+    play.abandon_match(table_id=game.table_id, user=users[1 - seat])
+    # On the kept position it is not this seat's turn: the engine would say so; the game says
+    # the match is over, and that is the answer.
+    with pytest.raises(play.IllegalMove) as refused:
+        apply_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat])
+    assert refused.value.code == "not_playing"
+    with pytest.raises(play.IllegalMove) as refused:
+        apply_action(game_id=game.pk, seat=1 - seat, action={"type": "draw"}, user=users[1 - seat])
+    assert refused.value.code == "not_playing"
