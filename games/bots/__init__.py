@@ -31,12 +31,15 @@ Action = dict[str, Any]
 
 
 def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = None, *,
-                  budget_seconds: float | None = None, worlds: int | None = None) -> Action:
+                  budget_seconds: float | None = None, worlds: int | None = None,
+                  record: list[dict[str, Any]] | None = None) -> Action:
     """The next action for the seat whose `view` this is, at `level`.
 
     `budget_seconds` and `worlds` go to the expert (`expert.expert_action`): a time budget, or
-    a fixed number of sampled worlds that makes its choice independent of the clock. The other
-    levels depend on the view and `rng` alone.
+    a fixed number of sampled worlds that makes its choice independent of the clock. `record`
+    is the hand's public history (`Game.public_record()`, the same for every seat), which the
+    expert remembers; views carry no history. The other levels depend on the view and `rng`
+    alone.
 
     Raises ValueError for an unknown level or when it is not this seat's turn.
     """
@@ -49,7 +52,7 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
     if level == "esperto":
         from .expert import expert_action
 
-        return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds)
+        return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds, record=record)
     game = determinize(view, rng)
     if level == "principiante":
         from games.engine.bots import random_action
