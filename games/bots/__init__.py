@@ -1,4 +1,4 @@
-"""Computer players: pure Python, no Django. They read a seat's view and nothing else.
+"""Computer players: pure Python, no Django. They read a seat's view (and the public record) only.
 
     from games.bots import choose_action
     action = choose_action(game.view(seat), "medio", random.Random())
@@ -12,6 +12,12 @@ same door as a person's action. Levels:
 - ``medio``: greedy (`strategy.greedy_action`);
 - ``esperto``: samples the hidden cards consistently with the view and looks ahead with the
   greedy player for every seat, within a time budget (`expert.expert_action`).
+
+Beside the view a player may receive the hand's public record (`Game.public_record()`: who drew,
+who took which pile, every meld, lay-off and discard; the same for every seat and never a hidden
+card). The expert remembers with it (`knowledge.memory_of`): the cards an opponent took from the
+pile and still holds stay in that hand in every sampled world, and the worlds count as much as
+the others' last choices are likely in them.
 
 A player never receives the engine state: `knowledge.determinize` rebuilds a game from the view
 with the hidden cards dealt at random, so the legal actions it computes are the real ones and
