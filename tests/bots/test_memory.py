@@ -173,3 +173,23 @@ def test_tournament_gives_the_record_only_to_the_sides_that_remember(monkeypatch
     assert with_record == ({"esperto"} if memory == "a" else set())
     with pytest.raises(ValueError):
         tournament.run("esperto", "medio", games=2, seed=7, worlds=2, memory="sometimes")
+
+
+@pytest.mark.parametrize("players,seed", [(2, 1), (2, 2), (4, 3), (4, 4)])
+def test_what_the_memory_knows_is_really_in_those_hands(players, seed):
+    rng = random.Random(seed)
+    game = Game.new(Ruleset.preset("classico", players=players), rng=rng)
+    pinned = 0
+    while not game.hand_over and len(game.actions) < 400:
+        record = game.public_record()
+        for viewer in range(players):
+            memory = knowledge.memory_of(game.view(viewer), record)
+            for s, cards in memory.known.items():
+                assert s != viewer
+                rest = list(game.hand(s))
+                for c in cards:  # every known card is there (each copy once)
+                    rest.remove(c)
+                pinned += len(cards)
+        seat = game.to_move
+        game.apply(seat, choose_action(game.view(seat), "medio", rng))
+    assert pinned > 0
