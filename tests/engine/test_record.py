@@ -25,19 +25,21 @@ def random_hand(seed: int, players: int = 2, preset: str = "classico", moves: in
     return game
 
 
-def from_the_stream(game: Game) -> list[dict]:
-    """The record as somebody watching the table would write it down: before each action the
-    public view (the pile they see), the action as the event shows it, the public view after."""
+def from_the_stream(game: Game, viewer: int | None = None) -> list[dict]:
+    """The record as somebody at the table would write it down: before each action their view
+    (the pile they see; ``viewer`` None: a spectator's public view), the action as the event
+    shows it, their view after."""
     watcher = replay(game.deal, [])
+    look = watcher.public_view if viewer is None else (lambda: watcher.view(viewer))
     out: list[dict] = []
-    before = watcher.public_view()
+    before = look()
     for side, state in enumerate(before["pozzetti"]):
         if state == "became_stock":
             out.append({"seat": None, "type": "pozzetto_stock", "side": side})
     for action in game.actions:
         seat = watcher.to_move
         watcher.apply(seat, action)
-        after = watcher.public_view()
+        after = look()
         kind = action["type"]
         if kind == "draw":
             out.append({"seat": seat, "type": "draw"})
@@ -72,6 +74,8 @@ def test_the_record_is_what_the_public_events_show(seed, players, preset, option
     game = random_hand(seed, players, preset, **options)
     record = game.public_record()
     assert record == from_the_stream(game)
+    for seat in range(players):  # what each seat saw adds up to the same record
+        assert record == from_the_stream(game, viewer=seat)
     assert len([e for e in record if e["type"] != "pozzetto" and e["seat"] is not None]) == len(game.actions)
 
 
