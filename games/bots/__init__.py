@@ -1,4 +1,4 @@
-"""Computer players: pure Python, no Django. They read a seat's view and nothing else.
+"""Computer players: pure Python, no Django. They read a seat's view (and the public record) only.
 
     from games.bots import choose_action
     action = choose_action(game.view(seat), "medio", random.Random())
@@ -12,6 +12,12 @@ same door as a person's action. Levels:
 - ``medio``: greedy (`strategy.greedy_action`);
 - ``esperto``: samples the hidden cards consistently with the view and looks ahead with the
   greedy player for every seat, within a time budget (`expert.expert_action`).
+
+Beside the view a player may receive the hand's public record (`Game.public_record()`: who drew,
+who took which pile, every meld, lay-off and discard; the same for every seat and never a hidden
+card). The expert remembers with it (`knowledge.memory_of`): the cards an opponent took from the
+pile and still holds stay in that hand in every sampled world, and the worlds count as much as
+the others' last choices are likely in them.
 
 A player never receives the engine state: `knowledge.determinize` rebuilds a game from the view
 with the hidden cards dealt at random, so the legal actions it computes are the real ones and
@@ -31,12 +37,15 @@ Action = dict[str, Any]
 
 
 def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = None, *,
-                  budget_seconds: float | None = None, worlds: int | None = None) -> Action:
+                  budget_seconds: float | None = None, worlds: int | None = None,
+                  record: list[dict[str, Any]] | None = None) -> Action:
     """The next action for the seat whose `view` this is, at `level`.
 
     `budget_seconds` and `worlds` go to the expert (`expert.expert_action`): a time budget, or
-    a fixed number of sampled worlds that makes its choice independent of the clock. The other
-    levels depend on the view and `rng` alone.
+    a fixed number of sampled worlds that makes its choice independent of the clock. `record`
+    is the hand's public history (`Game.public_record()`, the same for every seat), which the
+    expert remembers; views carry no history. The other levels depend on the view and `rng`
+    alone.
 
     Raises ValueError for an unknown level or when it is not this seat's turn.
     """
@@ -49,7 +58,7 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
     if level == "esperto":
         from .expert import expert_action
 
-        return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds)
+        return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds, record=record)
     game = determinize(view, rng)
     if level == "principiante":
         from games.engine.bots import random_action

@@ -18,7 +18,7 @@ from typing import Any
 
 from games.engine import Game
 
-from .knowledge import determinize
+from .knowledge import Memory, Record, determinize, memory_of
 from .strategy import DEFAULT, Params, best_play, discard_scores, draw_action, finishing_line, greedy_action
 
 DEFAULT_BUDGET_SECONDS = 0.4  # p99 ~0.40 s measured, against a 1 s limit; 0.15 s won 61.5%, 0.4 s 63.5%
@@ -34,29 +34,36 @@ Action = dict[str, Any]
 
 
 def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: float | None = None,
-                  params: Params = DEFAULT, worlds: int | None = None) -> Action:
+                  params: Params = DEFAULT, worlds: int | None = None, record: Record | None = None) -> Action:
     """The expert's action for the viewing seat.
 
     It samples worlds until ``budget_seconds`` (default :data:`DEFAULT_BUDGET_SECONDS`) would be
     overrun. ``worlds`` instead fixes how many worlds it samples and ignores the clock, so the
     choice is a function of the view and the rng alone (repeatable tournaments and tests).
+    ``record`` (`Game.public_record`) is the hand's public history: with it the cards the others
+    took from the pile stay in their hands in every world, and each world counts as much as the
+    others' last choices are likely in it (`knowledge.Memory`).
     """
     start = time.perf_counter()
     budget = DEFAULT_BUDGET_SECONDS if budget_seconds is None else budget_seconds
     seat = view["seat"]
-    game = determinize(view, rng)
+    memory = memory_of(view, record)
+    game = _deal(view, rng, memory)
     candidates = _candidates(game, seat, params)
     if len(candidates) == 1:
         return candidates[0]
     totals = [0.0] * len(candidates)
     sampled = 0
+    weights = 0.0
     while True:
-        world = determinize(view, rng) if sampled else game
+        world = _deal(view, rng, memory) if sampled else game
+        weight = 1.0 if memory is None else memory.weight(world)
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             sample = world.copy() if i < len(candidates) - 1 else world
-            totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
+            totals[i] += weight * _rollout(sample, seat, action, random.Random(seed), params)
         sampled += 1
+        weights += weight
         if worlds is not None:
             if sampled >= worlds:
                 break
@@ -66,28 +73,38 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
         if elapsed + elapsed / sampled > budget or sampled >= MAX_WORLDS:
             break
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
-    if best != 0 and (totals[best] - totals[0]) / sampled < DEVIATION_MARGIN:
+    if best != 0 and (totals[best] - totals[0]) / weights < DEVIATION_MARGIN:
         best = 0
     return candidates[best]
 
 
 def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random.Random, *,
-                     worlds: int, params: Params = DEFAULT) -> list[float]:
+                     worlds: int, params: Params = DEFAULT, record: Record | None = None) -> list[float]:
     """The expert's mean value of each candidate action for the viewing seat, over `worlds`
-    sampled worlds (the same worlds and look-ahead dice for every candidate).
+    sampled worlds (the same worlds and look-ahead dice for every candidate), weighted by the
+    hand's public `record` as in :func:`expert_action` when it is given.
 
-    Only `view` is read: the hidden cards are dealt by `rng` from what the seat has not seen, so
-    a review of a finished game judges a move by what the player could know then.
+    Only `view` and `record` are read: the hidden cards are dealt by `rng` from what the seat has
+    not seen, so a review of a finished game judges a move by what the player could know then.
     """
     seat = view["seat"]
+    memory = memory_of(view, record)
     totals = [0.0] * len(candidates)
+    weights = 0.0
     for _ in range(worlds):
-        world = determinize(view, rng)
+        world = _deal(view, rng, memory)
+        weight = 1.0 if memory is None else memory.weight(world)
+        weights += weight
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             sample = world.copy() if i < len(candidates) - 1 else world
-            totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
-    return [t / worlds for t in totals]
+            totals[i] += weight * _rollout(sample, seat, action, random.Random(seed), params)
+    return [t / weights for t in totals]
+
+
+def _deal(view: dict[str, Any], rng: random.Random, memory: Memory | None) -> Game:
+    """One sampled world: the hidden cards dealt at random, the remembered ones pinned."""
+    return determinize(view, rng) if memory is None else memory.deal(view, rng)
 
 
 def ranked_discards(game: Game, seat: int, params: Params = DEFAULT) -> list[str]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from games.engine import Card, Game, Meld, Ruleset, full_deck, parse_cards
@@ -98,3 +100,195 @@ def determinize(view: View, rng: random.Random, *, reserved: dict[int, list[Card
         pozzetti.append(take(POZZETTO_SIZE) if state == AVAILABLE else None)
     stock = take(view["stock_count"])
     return Game.from_view(view, hands=hands, stock=stock, pozzetti=pozzetti)
+
+
+# ----------------------------------------------------------------------------- memory
+
+# How much less likely a world is in which the other player's last choice was an odd one, for a
+# player who plays for melds: drawing from the stock although the pile's cards made a natural
+# meld with two cards of their hand; discarding a card that made one; taking the pile although
+# none of the cards taken (and still held) fitted anything. Mild, so that a few dozen sampled
+# worlds still count (a person, or a player who keeps a wild for later, does such things).
+DECLINED_FIT = 0.5
+DISCARDED_FIT = 0.6
+TAKEN_NO_FIT = 0.6
+
+Record = list[dict[str, Any]]
+
+
+def _positions(cards: list[Card]) -> tuple[Counter, dict[str, set[int]]]:
+    ranks: Counter = Counter()
+    suits: dict[str, set[int]] = {}
+    for c in cards:
+        if c.is_wild:
+            continue
+        ranks[c.rank] += 1
+        places = suits.setdefault(c.suit, set())
+        places.add(c.rank)
+        if c.rank == 1:
+            places.add(14)
+    return ranks, suits
+
+
+def fits(card: Card, cards: list[Card]) -> bool:
+    """Whether ``card`` makes a natural three-card meld with two of ``cards`` (two of its rank,
+    or two neighbours in its suit). Wilds do not count: they fit everything.
+
+    >>> fits(Card.parse("7H"), parse_cards("7S 7D KC")), fits(Card.parse("7H"), parse_cards("8H 9H"))
+    (True, True)
+    >>> fits(Card.parse("7H"), parse_cards("7S 8S 9D JK"))
+    False
+    """
+    if card.is_wild:
+        return False
+    ranks, suits = _positions(cards)
+    if ranks[card.rank] >= 2:
+        return True
+    places = suits.get(card.suit, set())
+    for r in ((1, 14) if card.rank == 1 else (card.rank,)):
+        for a, b in ((r - 2, r - 1), (r - 1, r + 1), (r + 1, r + 2)):
+            if a in places and b in places:
+                return True
+    return False
+
+
+def _without(cards: Sequence[Card], card: Card) -> list[Card]:
+    """``cards`` less one copy of ``card``."""
+    rest = list(cards)
+    if card in rest:
+        rest.remove(card)
+    return rest
+
+
+@dataclass(frozen=True)
+class Clue:
+    """One seat's last turn, as the record shows it: the pile it declined (drew from the stock
+    instead), the cards it took and still holds, the card it discarded, and the cards it played
+    since the draw (back in its hand at the time it chose)."""
+
+    seat: int
+    declined: tuple[Card, ...] = ()
+    taken: tuple[Card, ...] = ()
+    discarded: Card | None = None
+    played: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What the hand's public record tells one seat about the other hands: ``known`` cards each
+    seat took from the pile and has not shown since (they are in its hand for sure), and the
+    ``clues`` of each seat's last turn, which make some deals of the hidden cards likelier."""
+
+    known: dict[int, list[Card]]
+    clues: tuple[Clue, ...]
+
+    def deal(self, view: View, rng: random.Random) -> Game:
+        """A determinized game (:func:`determinize`) with the known cards where they are."""
+        return determinize(view, rng, reserved=self.known)
+
+    def weight(self, world: Game) -> float:
+        """How likely the others' observed choices are in ``world`` (1.0: nothing odd)."""
+        w = 1.0
+        for clue in self.clues:
+            hand = world.hand(clue.seat)
+            before = hand + list(clue.played)
+            if clue.declined and any(fits(c, before + _without(clue.declined, c)) for c in clue.declined):
+                w *= DECLINED_FIT
+            if clue.taken and not any(fits(c, _without(hand, c)) for c in clue.taken):
+                w *= TAKEN_NO_FIT
+            if clue.discarded is not None and fits(clue.discarded, hand):
+                w *= DISCARDED_FIT
+        return w
+
+
+def memory_of(view: View, record: Record | None) -> Memory | None:
+    """The seat's memory of the hand from ``record`` (`Game.public_record`), or None without a
+    record or when the record is not this view's hand (its actions do not add up to the view's
+    ``version``). Only public facts are read: the record holds nothing else.
+
+    >>> from games.engine import Ruleset
+    >>> g = Game.setup(Ruleset.preset("classico"), hands=["7H 8H 9H KD", "5S 5D QS"],
+    ...                stock="QC TS 4C 5C 6C", discard="QD", to_move=0)
+    >>> for a in ({"type": "draw"}, {"type": "discard", "card": "KD"}, {"type": "take_discards"}):
+    ...     g.apply(g.to_move, a)
+    >>> [str(c) for c in memory_of(g.view(0), g.public_record()).known[1]]
+    ['QD', 'KD']
+    """
+    if record is None:
+        return None
+    if sum(1 for e in record if e["seat"] is not None and e["type"] != "pozzetto") != view.get("version"):
+        return None
+    seat = view["seat"]
+    known: dict[int, list[Card]] = {}
+    last: dict[int, dict[str, Any]] = {}
+    pile = _first_pile(view, record)
+    for entry in record:
+        s, kind = entry["seat"], entry["type"]
+        if s is None or s == seat:
+            if kind == "discard":
+                pile.append(entry["card"])
+            elif kind == "take_discards":
+                pile = []
+            continue
+        held = known.setdefault(s, [])
+        if kind in ("draw", "take_discards"):
+            turn = last[s] = {"played": []}
+            if kind == "draw":
+                turn["declined"] = list(pile)
+            else:
+                turn["taken"] = list(entry["cards"])
+                held.extend(Card.parse(t) for t in entry["cards"])
+                pile = []
+        elif kind == "pozzetto":
+            held.clear()  # a new hand: what it held is gone (played or discarded)
+            last.pop(s, None)
+        else:
+            cards = [entry["card"]] if kind == "discard" else list(entry["cards"])
+            for t in cards:
+                c = Card.parse(t)
+                if c in held:
+                    held.remove(c)
+            if s in last:
+                last[s]["played"].extend(cards)
+                if kind == "discard":
+                    last[s]["discarded"] = entry["card"]
+            if kind == "discard":
+                pile.append(entry["card"])
+    # A known card must still be unseen by this seat (a sanity check against a stale record).
+    pool = Counter(c.text for c in unseen_cards(view))
+    counts = view["hand_counts"]
+    pinned: dict[int, list[Card]] = {}
+    for s, held in known.items():
+        keep = []
+        for c in held:
+            if pool[c.text] > 0 and len(keep) < counts[s]:
+                pool[c.text] -= 1
+                keep.append(c)
+        if keep:
+            pinned[s] = keep
+    clues = []
+    for s, turn in sorted(last.items()):
+        taken = tuple(c for c in pinned.get(s, []) if c.text in turn.get("taken", ()))
+        discarded = turn.get("discarded")
+        clues.append(Clue(
+            seat=s,
+            declined=tuple(c for c in parse_cards(turn.get("declined", [])) if not c.is_wild),
+            taken=taken,
+            discarded=None if discarded is None else Card.parse(discarded),
+            played=tuple(parse_cards(turn["played"])),
+        ))
+    return Memory(pinned, tuple(clues))
+
+
+def _first_pile(view: View, record: Record) -> list[str]:
+    """The pile as dealt (the record starts from it): what the first taker took, or the pile
+    now, less the discards made before."""
+    discards = 0
+    for entry in record:
+        if entry["type"] == "take_discards":
+            cards = list(entry["cards"])
+            return cards[:max(0, len(cards) - discards)]
+        if entry["type"] == "discard":
+            discards += 1
+    pile = list(view["discard"])
+    return pile[:max(0, len(pile) - discards)]

@@ -12,7 +12,9 @@ Every action goes through `Game.apply`, like anyone's.
 dice for the players, once with side A at the even seats and once at the odd seats, so the luck
 of the deal falls on both sides alike and what is left is the difference between the players.
 ``audit=True`` has :class:`games.bots.audit.Auditor` referee every action and count, per level,
-the mistakes of issue 13.
+the mistakes of issue 13. ``memory`` says which sides receive the hand's public record
+(`Game.public_record`) beside their view: ``both`` (as at the site), ``a``, ``b`` or ``none``, so
+that esperto with its memory can meet esperto without.
 
 Win rates come with a 95 % Wilson interval (a draw counts half); the mean score difference
 with a 95 % normal interval, over pairs when the deals are duplicated (a pair's two hands are
@@ -37,6 +39,7 @@ from . import choose_action
 from .audit import CATEGORIES, INFO, Auditor
 
 MAX_ACTIONS = 3000
+MEMORY = ("both", "a", "b", "none")
 
 
 @dataclass
@@ -143,7 +146,7 @@ class HandResult:
 
 def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, preset: str = "classico",
               players: int = 2, tally: Tally | None = None, budget_seconds: float | None = None,
-              worlds: int | None = None, auditor: Auditor | None = None) -> HandResult:
+              worlds: int | None = None, auditor: Auditor | None = None, memory: str = "both") -> HandResult:
     """Play one hand. Decision times and the hand's deal and actions (for the digest) go into
     `tally`; `auditor` referees every action. The deal and the players' dice come from `rng`
     (two hands given equal rngs get the same deal and the same dice). A hand still running
@@ -153,6 +156,9 @@ def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, pr
     game = Game.new(ruleset, rng=random.Random(rng.getrandbits(64)))
     bot_rng = random.Random(rng.getrandbits(64))
     levels = [level_a if seat % 2 == a_side else level_b for seat in range(players)]
+    if memory not in MEMORY:
+        raise ValueError(f"memory must be one of {MEMORY}")
+    remembers = [memory in ("both", "a" if seat % 2 == a_side else "b") for seat in range(players)]
     if auditor is not None:
         auditor.start(game, levels)
     for _ in range(MAX_ACTIONS):
@@ -162,7 +168,9 @@ def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, pr
         is_a = seat % 2 == a_side
         view = game.view(seat)
         start = time.perf_counter()
-        action = choose_action(view, levels[seat], bot_rng, budget_seconds=budget_seconds, worlds=worlds)
+        record = game.public_record() if remembers[seat] and levels[seat] == "esperto" else None
+        action = choose_action(view, levels[seat], bot_rng, budget_seconds=budget_seconds, worlds=worlds,
+                               record=record)
         elapsed = (time.perf_counter() - start) * 1000
         if tally is not None:
             (tally.ms_a if is_a else tally.ms_b).append(elapsed)
@@ -182,14 +190,14 @@ def play_hand(level_a: str, level_b: str, *, a_side: int, rng: random.Random, pr
 def hands(level_a: str, level_b: str, *, games: int, seed: int, preset: str = "classico",
           players: int = 2, duplicate: bool = False, tally: Tally | None = None,
           auditor: Auditor | None = None, budget_seconds: float | None = None,
-          worlds: int | None = None) -> Iterator[HandResult]:
+          worlds: int | None = None, memory: str = "both") -> Iterator[HandResult]:
     """The hands of a run, one by one. With `duplicate`, `games` must be even: hands 2k and
     2k+1 are the same deal with side A at the even seats, then at the odd ones."""
     if duplicate and games % 2:
         raise ValueError("a duplicate run plays each deal twice: give an even number of games")
     rng = random.Random(seed)
     common: dict[str, Any] = dict(preset=preset, players=players, tally=tally, auditor=auditor,
-                                  budget_seconds=budget_seconds, worlds=worlds)
+                                  budget_seconds=budget_seconds, worlds=worlds, memory=memory)
     if not duplicate:
         for i in range(games):
             yield play_hand(level_a, level_b, a_side=i % 2, rng=rng, **common)
@@ -202,15 +210,15 @@ def hands(level_a: str, level_b: str, *, games: int, seed: int, preset: str = "c
 
 def run(level_a: str, level_b: str, *, games: int, seed: int, preset: str = "classico", players: int = 2,
         budget_seconds: float | None = None, worlds: int | None = None, duplicate: bool = False,
-        audit: bool = False) -> dict[str, Any]:
+        audit: bool = False, memory: str = "both") -> dict[str, Any]:
     """Play `games` hands and summarise them (one JSON-ready dict)."""
     tally = Tally()
     auditor = Auditor() if audit else None
     for hand in hands(level_a, level_b, games=games, seed=seed, preset=preset, players=players,
                       duplicate=duplicate, tally=tally, auditor=auditor,
-                      budget_seconds=budget_seconds, worlds=worlds):
+                      budget_seconds=budget_seconds, worlds=worlds, memory=memory):
         tally.add(hand.diff)
-    extra: dict[str, Any] = {"seed": seed, "preset": preset, "players": players}
+    extra: dict[str, Any] = {"seed": seed, "preset": preset, "players": players, "memory": memory}
     if auditor is not None:
         extra["audit"] = auditor.summary()
     return tally.summary(level_a, level_b, duplicate=duplicate, **extra)
@@ -226,7 +234,8 @@ def report_text(result: dict[str, Any]) -> str:
     ci = result["win_rate_a_ci95"] or [None, None]
     dci = result["mean_score_diff_ci95"] or [None, None]
     lines = [
-        f"{a} vs {b}, {result['players']} players, {result['preset']}, seed {result['seed']}: "
+        f"{a} vs {b}, {result['players']} players, {result['preset']}, seed {result['seed']}, "
+        f"memory {result.get('memory', 'both')}: "
         f"{result['games']} hands{' (duplicate deals)' if result['duplicate'] else ''}",
         f"A won {result['wins_a']}, B won {result['wins_b']}, drawn {result['draws']}: "
         f"A win rate {_pct(result['win_rate_a'])} % [95 % {_pct(ci[0])}, {_pct(ci[1])}]",

@@ -375,6 +375,30 @@ class Game:
         view["allowed"] = allowed
         return view
 
+    def public_record(self) -> list[dict[str, Any]]:
+        """What everybody at the table has seen happen in this hand, in order: who drew from the
+        stock (not which card), who took the discard pile and the cards in it, every meld and
+        lay-off, every discard, who took a pozzetto (not its cards: they show when played) and a
+        pozzetto that became the stock. The same list whichever seat (or spectator) asks.
+
+        Each entry has ``seat`` (None for ``pozzetto_stock``) and ``type``: ``draw``;
+        ``take_discards`` with ``cards`` (the pile, bottom first); ``meld`` and ``lay_off`` with
+        ``meld`` (its id) and ``cards``; ``discard`` with ``card``; ``pozzetto`` with ``side``
+        and ``how`` (``in_play``: the hand melded out, ``with_discard``: on the last discard);
+        ``pozzetto_stock`` with ``side``. It is worked out from :attr:`deal` and :attr:`actions`
+        alone, so a game restored by :meth:`from_dict` or :func:`replay` gives the same record.
+        Computer players receive it beside their view (views themselves carry no history).
+
+        >>> g = Game.setup(Ruleset.preset("classico"), hands=["7H 8H 9H KD", "5S 5D QS"],
+        ...                stock="QC TS 4C 5C 6C", discard="QD", to_move=0)
+        >>> for a in ({"type": "draw"}, {"type": "meld", "cards": ["7H", "8H", "9H"]},
+        ...           {"type": "discard", "card": "KD"}, {"type": "take_discards"}):
+        ...     g.apply(g.to_move, a)
+        >>> [(e["seat"], e["type"], e.get("cards", e.get("card"))) for e in g.public_record()]
+        [(0, 'draw', None), (0, 'meld', ['7H', '8H', '9H']), (0, 'discard', 'KD'), (1, 'take_discards', ['QD', 'KD'])]
+        """
+        return _public_record(self._deal, self.actions)
+
     # ------------------------------------------------------------------ serialising
 
     def to_dict(self, *, copy: bool = True) -> dict[str, Any]:
@@ -851,6 +875,72 @@ class Game:
                     not side_burraco or c.is_wild):
                 continue
             yield {"type": "discard", "card": text}
+
+
+def _public_record(deal: dict[str, Any], actions: Sequence[Action]) -> list[dict[str, Any]]:
+    """:meth:`Game.public_record` from a deal and its actions. Only what every seat sees is
+    followed (the pile, the hand sizes, the stock's size, which pozzetti are left), never a
+    hidden card; the actions are the engine's own canonical records, so they are legal."""
+    ruleset = Ruleset.from_dict(deal["ruleset"])
+    n = ruleset.players
+    counts = [len(h) for h in deal["hands"]]
+    pile = list(deal["discard"])
+    stock = len(deal["stock"])
+    sizes = [None if p is None else len(p) for p in deal["pozzetti"]]
+    available = [p is not None for p in deal["pozzetti"]]
+    next_id = 1 + sum(len(side) for side in deal["melds"])
+    seat = int(deal["to_move"])
+    record: list[dict[str, Any]] = []
+
+    def start_turn() -> None:
+        nonlocal stock
+        if stock or ruleset.stock_exhausted != POZZETTO_BECOMES_STOCK:
+            return
+        for s in (seat % 2, 1 - seat % 2):  # the drawing side's own pozzetto first
+            if available[s]:
+                available[s] = False
+                stock = sizes[s] or 0
+                record.append({"seat": None, "type": "pozzetto_stock", "side": s})
+                return
+
+    def pozzetto(how: str) -> None:
+        side = seat % 2
+        available[side] = False
+        counts[seat] = sizes[side] or 0
+        record.append({"seat": seat, "type": "pozzetto", "side": side, "how": how})
+
+    start_turn()
+    for action in actions:
+        kind = action["type"]
+        if kind == "draw":
+            stock -= 1
+            counts[seat] += 1
+            record.append({"seat": seat, "type": "draw"})
+        elif kind == "take_discards":
+            counts[seat] += len(pile)
+            record.append({"seat": seat, "type": "take_discards", "cards": pile})
+            pile = []
+        elif kind in ("meld", "lay_off"):
+            cards = list(action["cards"])
+            if kind == "meld":
+                meld_id = next_id
+                next_id += 1
+            else:
+                meld_id = action["meld"]
+            counts[seat] -= len(cards)
+            record.append({"seat": seat, "type": kind, "meld": meld_id, "cards": cards})
+            if counts[seat] == 0 and available[seat % 2]:
+                pozzetto("in_play")
+        else:
+            card = action["card"]
+            pile = pile + [card]
+            record.append({"seat": seat, "type": "discard", "card": card})
+            counts[seat] -= 1
+            if counts[seat] == 0 and available[seat % 2]:
+                pozzetto("with_discard")
+            seat = (seat + 1) % n
+            start_turn()
+    return record
 
 
 def _with_id(meld: Meld, meld_id: int) -> Meld:

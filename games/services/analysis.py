@@ -1,9 +1,11 @@
 """Analisi della partita: esperto reviews each draw and discard a person made in a finished game.
 
 For every such decision the hand is replayed through the engine up to that moment and the seat's
-own view is taken (`engine.view(seat)`: its hand, the table, the discard pile, counts). Nothing
-else reaches the review: `bots.expert.candidate_values` deals the hidden cards at random from
-what the seat had not seen, many times, plays each alternative in the same sampled worlds and
+own view is taken (`engine.view(seat)`: its hand, the table, the discard pile, counts), with the
+hand's public record so far (`engine.public_record()`: who took which pile, who discarded what,
+the same for everybody). Nothing else reaches the review: `bots.expert.candidate_values` deals
+the hidden cards at random from what the seat had not seen (the cards the others took from the
+pile and still hold stay with them), many times, plays each alternative in the same sampled worlds and
 looks a few turns ahead, exactly as esperto does at the table. So a decision is judged by what
 the player could know then, never by the cards that were really hidden.
 
@@ -52,8 +54,10 @@ def worlds_per_decision() -> int:
 # ----------------------------------------------------------------------------- one decision
 
 
-def review_decision(view: dict[str, Any], action: Action, rng: random.Random, *, worlds: int) -> dict[str, Any] | None:
-    """What the played `action` cost at the position of `view` (the acting seat's own view).
+def review_decision(view: dict[str, Any], action: Action, rng: random.Random, *, worlds: int,
+                    record: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """What the played `action` cost at the position of `view` (the acting seat's own view) and
+    the hand's public `record` up to then (`Game.public_record`: what everybody had seen).
 
     Returns {"kind", "chosen", "best", "gain", "values"} or None when there was nothing to
     choose (a single legal draw, a meld or lay-off, one card left to discard). `gain` >= 0 is
@@ -83,7 +87,7 @@ def review_decision(view: dict[str, Any], action: Action, rng: random.Random, *,
         review_kind = "discard"
     else:
         return None
-    values = candidate_values(view, candidates, rng, worlds=worlds)
+    values = candidate_values(view, candidates, rng, worlds=worlds, record=record)
     best = max(range(len(candidates)), key=lambda i: (values[i], i == chosen))
     return {
         "kind": review_kind,
@@ -114,7 +118,7 @@ def analyse_hand(game_id: int, hand: Hand, moves: list[Move], seats: set[int], *
                 and move.action.get("type") in ("draw", "take_discards", "discard")):
             view = engine.view(move.seat)  # what this seat could see; nothing hidden goes further
             rng = random.Random(f"analysis:{game_id}:{hand.number}:{step}")
-            review = review_decision(view, move.action, rng, worlds=worlds)
+            review = review_decision(view, move.action, rng, worlds=worlds, record=engine.public_record())
             if review is not None:
                 reviewed += 1
                 if review["gain"] >= MARK_MIN_GAIN and review["best"] != review["chosen"]:

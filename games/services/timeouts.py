@@ -205,7 +205,8 @@ def play_computer_move(game_id: int, version: int) -> str:
     level = seat.bot_level or COVER_LEVEL
     rng = random.Random(_system_rng.random())
     try:
-        action = choose_action(view, level, rng)
+        # The hand's public history rides beside the view (the same for every seat, no hidden card).
+        action = choose_action(view, level, rng, record=engine_game.public_record())
     except Exception:  # a computer player's bug must not stall the table either
         log.exception("computer player %s failed at game %s v%s", level, game_id, version)
         action = timeout_actions(engine_game, position)[0]

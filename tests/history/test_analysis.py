@@ -56,6 +56,26 @@ def test_a_decision_is_judged_from_the_seat_view_alone():
     assert compared >= 6
 
 
+def test_each_review_gets_the_public_record_of_the_hand_up_to_that_decision(monkeypatch):
+    person = make_user()
+    game = finished_match([person, None], seed=11)
+    seen = []
+    real = analysis.candidate_values
+
+    def spy(view, candidates, rng, **kwargs):
+        seen.append((view["version"], kwargs.get("record")))
+        return real(view, candidates, rng, **kwargs)
+
+    monkeypatch.setattr(analysis, "candidate_values", spy)
+    analysis.analyse_game(game, worlds=1)
+    assert len(seen) > 5
+    moves = list(Move.objects.filter(game=game, hand_number=1).order_by("seq"))
+    deal = game.hands.get(number=1).deal
+    for version, record in seen[:10]:
+        assert record == replay(deal, [m.action for m in moves[:version]]).public_record()
+    assert any(any(e["type"] == "take_discards" or e["type"] == "discard" for e in r) for _, r in seen)
+
+
 def test_the_review_marks_costly_draws_and_discards_at_their_move():
     person = make_user()
     game = finished_match([person, None], seed=12)  # random legal play: plenty to mark

@@ -364,6 +364,27 @@ def test_a_failing_computer_player_does_not_stall_the_table(monkeypatch):
     assert Move.objects.filter(game=game, action__type="discard").count() == 1
 
 
+def test_a_computer_player_receives_the_hands_public_record_beside_its_view(monkeypatch):
+    game, _ = two_people()
+    Seat.objects.filter(table=game.table).update(covered_by_computer=True)
+    received = []
+
+    def spy(view, level, rng, **kwargs):
+        received.append((view, kwargs.get("record")))
+        return choose_action(view, level, rng, **kwargs)
+
+    monkeypatch.setattr(timeouts, "choose_action", spy)
+    for _ in range(8):
+        game.refresh_from_db()
+        engine = EngineGame.from_dict(game.state)
+        expected = engine.public_record()
+        assert timeouts.play_computer_move(game.pk, game.version) == "computer"
+        view, record = received[-1]
+        assert record == expected  # the same for every seat: no hidden card in it
+        assert sum(1 for e in record if e["seat"] is not None and e["type"] != "pozzetto") == view["version"]
+    assert any(e["type"] == "discard" for e in received[-1][1])
+
+
 def test_the_worker_runs_the_scheduler_and_only_computer_moves_are_tasks():
     app.loader.import_default_modules()  # what a worker does on start: autodiscover games.tasks
     ours = {name for name in app.tasks if name.startswith("games.")}

@@ -13,7 +13,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from games.bots import LEVELS
-from games.bots.tournament import report_text, run
+from games.bots.tournament import MEMORY, report_text, run
 from games.engine import PRESETS
 
 
@@ -36,6 +36,10 @@ class Command(BaseCommand):
                             help="play every deal twice, seats swapped (--games must be even)")
         parser.add_argument("--audit", action="store_true",
                             help="count each mistake category per 100 hands and per level")
+        parser.add_argument("--memory", default="both", choices=MEMORY,
+                            help="which sides' esperto gets the hand's public record beside its view "
+                                 "(default both, as at the site; 'a' pits esperto with memory "
+                                 "against esperto without)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options) -> None:
@@ -48,7 +52,7 @@ class Command(BaseCommand):
         result = run(options["a"], options["b"], games=options["games"], seed=options["seed"],
                      preset=options["preset"], players=options["players"],
                      budget_seconds=options["budget"], worlds=options["worlds"],
-                     duplicate=options["duplicate"], audit=options["audit"])
+                     duplicate=options["duplicate"], audit=options["audit"], memory=options["memory"])
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
