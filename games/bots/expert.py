@@ -3,23 +3,32 @@
 At the decisions that shape a hand (take the discard pile or draw; which card to discard) the
 expert deals the hidden cards at random, consistently with its view, many times over. In each
 sampled world it plays every candidate and then lets the greedy player play all seats for a few
-turns; the candidate with the best average outcome for its side wins. The same worlds and the
-same look-ahead dice serve every candidate, so the comparison is between the moves and not
-between lucky and unlucky deals. Melds and lay-offs follow the greedy player (they are rarely
+turns (:class:`RolloutPlayer`); the candidate with the best average outcome for its side wins.
+The same worlds and the same look-ahead dice serve every candidate, so the comparison is between
+the moves and not between lucky and unlucky deals. Melds and lay-offs follow the greedy player (they are rarely
 close calls and cost time), and so do the pozzetto and the close when the greedy player's turn
 search finds them (`strategy.finishing_line`). It stops sampling when its time budget runs out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from typing import Any
 
-from games.engine import Game
+from games.engine import Card, Game, Meld
 
 from .knowledge import determinize
-from .strategy import DEFAULT, Params, best_play, discard_scores, draw_action, finishing_line, greedy_action
+from .strategy import (
+    DEFAULT,
+    Params,
+    best_play,
+    discard_scores,
+    draw_action,
+    finishing_line,
+    greedy_action,
+)
 
 DEFAULT_BUDGET_SECONDS = 0.4  # p99 ~0.40 s measured, against a 1 s limit; 0.15 s won 61.5%, 0.4 s 63.5%
 HORIZON_TURNS = 6  # look-ahead: turn ends (discards) after the candidate; 4 until issue 13 (6: +20 a hand)
@@ -49,13 +58,14 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     if len(candidates) == 1:
         return candidates[0]
     totals = [0.0] * len(candidates)
+    player = RolloutPlayer(params, seat % 2)
     sampled = 0
     while True:
         world = determinize(view, rng) if sampled else game
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             sample = world.copy() if i < len(candidates) - 1 else world
-            totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
+            totals[i] += _rollout(sample, seat, action, random.Random(seed), player)
         sampled += 1
         if worlds is not None:
             if sampled >= worlds:
@@ -81,12 +91,13 @@ def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random
     """
     seat = view["seat"]
     totals = [0.0] * len(candidates)
+    player = RolloutPlayer(params, seat % 2)
     for _ in range(worlds):
         world = determinize(view, rng)
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             sample = world.copy() if i < len(candidates) - 1 else world
-            totals[i] += _rollout(sample, seat, action, random.Random(seed), params)
+            totals[i] += _rollout(sample, seat, action, random.Random(seed), player)
     return [t / worlds for t in totals]
 
 
@@ -119,14 +130,105 @@ def _candidates(game: Game, seat: int, params: Params) -> list[Action]:
     return [{"type": "discard", "card": t} for t in ranked[:MAX_DISCARD_CANDIDATES]]
 
 
-def _rollout(game: Game, seat: int, action: Action, rng: random.Random, params: Params) -> float:
+class RolloutPlayer:
+    """Every seat of the look-ahead: the greedy player, with the turn search
+    (`strategy.finishing_line`) remembered for the decision.
+
+    ``side`` is the deciding seat's side. That search costs most of a rollout (about 60 % of a
+    decision's time, cProfile), and the same position recurs: the candidates of a world share
+    their dice, so a seat that draws the same card holds the same hand. Its result depends only
+    on the seat's side, its hand (in order), its side's melds, whether the side's pozzetto is
+    still there, the card just taken (the last card may not be it) and the rules, which is the
+    key; it is skipped where it surely finds nothing (:func:`hopeless`); the greedy player
+    itself is then asked with the search switched off (`finish_hand` below any hand), so its
+    choices are exactly the greedy player's.
+    """
+
+    def __init__(self, params: Params = DEFAULT, side: int | None = None) -> None:
+        self.params = params
+        self.side = side  # the deciding side (a player for the other side may differ)
+        self.plain = dataclasses.replace(params, finish_hand=-1)
+        self.lines: dict[tuple[Any, ...], list[Action] | None] = {}
+
+    def action(self, game: Game, seat: int, rng: random.Random) -> Action:
+        if game.phase == "draw":
+            return draw_action(game, seat, self.params)
+        hand = game.hands[seat]
+        if len(hand) <= self.params.finish_hand:
+            side = seat % 2
+            key = (side, tuple(hand), tuple(game.table[side]), game.pozzetto_state[side], game.picked)
+            try:
+                line = self.lines[key]
+            except KeyError:
+                line = None if hopeless(game, seat) else finishing_line(game, seat, self.params)
+                self.lines[key] = line
+            if line:
+                return line[0]
+        return greedy_action(game, seat, rng, self.plain)
+
+
+def hopeless(game: Game, seat: int) -> bool:
+    """The turn search (`strategy.finishing_line`) surely finds nothing: two cards of the hand
+    cannot leave it (:func:`stranded`), or the pozzetto is gone (so only a close would do), the
+    side has no burraco and no meld, nor the hand itself, could reach the seven cards of one."""
+    side = seat % 2
+    hand = game.hands[seat]
+    table = game.table[side]
+    if stranded(hand, table) > 1:
+        return True
+    if game.pozzetto_state[side] == "available" or any(m.burraco for m in table):
+        return False
+    n = len(hand)
+    return n < 7 and all(len(m.cards) + n < 7 for m in table)
+
+
+def stranded(hand: list[Card], table: list[Meld]) -> int:
+    """How many natural cards of `hand` can surely not leave it this turn: none of the side's
+    melds could take them and they make no meld with the rest of the hand.
+
+    An over-estimate of what can leave (so an under-estimate of this count): a wild can always
+    go; a natural can go if its side has a set of its rank or a run of its suit that the other
+    cards of the hand could bridge to it (each fills one place), or if the hand holds another
+    natural of its rank, or of its suit within two places (a meld holds at most one wild, so two
+    of its naturals are at most two places apart). The turn search needs all but one card to
+    leave the hand, so with two stranded cards it finds nothing and need not run.
+    """
+    set_ranks = {m.low for m in table if m.kind == "set"}
+    reach = len(hand)  # the other cards (and the place next to the run) may bridge a gap
+    runs = [(m.suit, m.low - reach, m.high + reach) for m in table if m.kind == "sequence"]
+    count = 0
+    for i, c in enumerate(hand):
+        if c.is_wild or c.rank in set_ranks:
+            continue
+        places = (1, 14) if c.rank == 1 else (c.rank,)
+        if any(suit == c.suit and lo <= p <= hi for suit, lo, hi in runs for p in places):
+            continue
+        partner = False
+        for j, o in enumerate(hand):
+            if j == i or o.rank == 0:
+                continue
+            if o.rank == c.rank:  # c is natural, so is o: a set
+                partner = True
+                break
+            if o.suit != c.suit:
+                continue
+            o_places = (1, 14) if o.rank == 1 else (o.rank,)
+            if any(0 < abs(p - q) <= 2 for p in places for q in o_places):
+                partner = True
+                break
+        if not partner:
+            count += 1
+    return count
+
+
+def _rollout(game: Game, seat: int, action: Action, rng: random.Random, player: RolloutPlayer) -> float:
     side = seat % 2
     game.apply(seat, action)
     turns_left = HORIZON_TURNS
     steps = 0
     while not game.hand_over and turns_left > 0 and steps < 200:
         mover = game.to_move
-        act = greedy_action(game, mover, rng, params)
+        act = player.action(game, mover, rng)
         game.apply(mover, act)
         if act["type"] == "discard":
             turns_left -= 1
