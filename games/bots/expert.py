@@ -3,9 +3,11 @@
 At the decisions that shape a hand (take the discard pile or draw; which card to discard) the
 expert deals the hidden cards at random, consistently with its view, many times over. In each
 sampled world it plays every candidate and then lets the greedy player play all seats for a few
-turns (:class:`RolloutPlayer`); the candidate with the best average outcome for its side wins.
-The same worlds and the same look-ahead dice serve every candidate, so the comparison is between
-the moves and not between lucky and unlucky deals. Melds and lay-offs follow the greedy player (they are rarely
+turns (:class:`RolloutPlayer`: the other side also takes a short pile that goes down at once,
+as a person would); the candidate with the best average outcome for its side wins, the outcome
+being the score as it stands plus what the position promises (:func:`promise`). The same worlds
+and the same look-ahead dice serve every candidate, so the comparison is between the moves and
+not between lucky and unlucky deals. Melds and lay-offs follow the greedy player (they are rarely
 close calls and cost time), and so do the pozzetto and the close when the greedy player's turn
 search finds them (`strategy.finishing_line`). It stops sampling when its budget of CPU time
 runs out (or, on a machine so busy that the wall clock runs far ahead, at a wall-clock cap).
@@ -18,13 +20,14 @@ import random
 import time
 from typing import Any
 
-from games.engine import Card, Game, Meld
+from games.engine import Card, Game, IllegalMove, Meld, lay_off
 
 from .knowledge import determinize
 from .strategy import (
     DEFAULT,
     Params,
     best_play,
+    candidate_melds,
     discard_scores,
     draw_action,
     finishing_line,
@@ -44,6 +47,11 @@ MAX_WORLDS = 400
 # average: with a few dozen sampled worlds the means are noisy, and without it esperto left the
 # greedy choice in 44 % of its decisions, often on noise (issue 13: 57.5 % -> 61.0 % against medio).
 DEVIATION_MARGIN = 15.0
+# In the look-ahead the other side also takes a pile of at most this many cards when every one
+# of them goes down at once (a lay-off on its melds, or a meld with two cards of its hand): a
+# person takes that single card, which the greedy player, weighing it like any stock card, often
+# leaves (its estimate of the gain, about 13 for a card that lays off, is under its 20).
+OPPONENT_TAKES_USABLE = 2
 
 Action = dict[str, Any]
 
@@ -146,7 +154,8 @@ def _candidates(game: Game, seat: int, params: Params) -> list[Action]:
 
 
 class RolloutPlayer:
-    """Every seat of the look-ahead: the greedy player, with the turn search
+    """Every seat of the look-ahead: the greedy player, except that the other side also takes a
+    short pile that goes down at once (:data:`OPPONENT_TAKES_USABLE`), with the turn search
     (`strategy.finishing_line`) remembered for the decision.
 
     ``side`` is the deciding seat's side. That search costs most of a rollout (about 60 % of a
@@ -159,15 +168,21 @@ class RolloutPlayer:
     choices are exactly the greedy player's.
     """
 
-    def __init__(self, params: Params = DEFAULT, side: int | None = None) -> None:
+    def __init__(self, params: Params = DEFAULT, side: int | None = None, *,
+                 opponent_takes_usable: int | None = None) -> None:
         self.params = params
         self.side = side  # the deciding side (a player for the other side may differ)
+        self.usable = OPPONENT_TAKES_USABLE if opponent_takes_usable is None else opponent_takes_usable
         self.plain = dataclasses.replace(params, finish_hand=-1)
         self.lines: dict[tuple[Any, ...], list[Action] | None] = {}
 
     def action(self, game: Game, seat: int, rng: random.Random) -> Action:
         if game.phase == "draw":
-            return draw_action(game, seat, self.params)
+            action = draw_action(game, seat, self.params)
+            if (action["type"] == "draw" and self.side is not None and seat % 2 != self.side
+                    and 0 < len(game.discard_pile) <= self.usable and pile_goes_down(game, seat)):
+                return {"type": "take_discards"}
+            return action
         hand = game.hands[seat]
         if len(hand) <= self.params.finish_hand:
             side = seat % 2
@@ -180,6 +195,29 @@ class RolloutPlayer:
             if line:
                 return line[0]
         return greedy_action(game, seat, rng, self.plain)
+
+
+def pile_goes_down(game: Game, seat: int) -> bool:
+    """Every card of the discard pile could be played at once by `seat`: laid off on its side's
+    melds (each on a meld that takes it as it stands) or melded with two cards of its hand."""
+    side = seat % 2
+    hand = game.hands[seat]
+    table = game.table[side]
+    for c in game.discard_pile:
+        if any(m.could_take(c) and _lays_off(m, c, game) for m in table):
+            continue
+        if not any(meld for meld in candidate_melds(hand + [c], game, side, allow_dirty=True)
+                   if c in meld.cards):
+            return False
+    return True
+
+
+def _lays_off(meld: Meld, card: Card, game: Game) -> bool:
+    try:
+        lay_off(meld, [card], game.ruleset)
+    except IllegalMove:
+        return False
+    return True
 
 
 def hopeless(game: Game, seat: int) -> bool:
@@ -252,13 +290,50 @@ def _rollout(game: Game, seat: int, action: Action, rng: random.Random, player: 
 
 
 def _evaluate(game: Game, side: int) -> float:
-    """Score difference as if the hand ended now, plus what the hands promise."""
+    """Score difference as if the hand ended now, plus what the hands promise
+    (:func:`promise`, when :data:`PROMISE_LEAF` is on; else the cards in hand at half)."""
     score = game.score()
     value = score[side]["total"] - score[1 - side]["total"]
     if game.hand_over:
         return value
+    if PROMISE_LEAF:
+        return value + promise(game, side) - promise(game, 1 - side)
     # Cards in hand are not lost yet: count them at half (they may still be melded).
     for seat in range(game.players):
         in_hand = sum(c.points for c in game.hands[seat])
         value += (in_hand / 2) * (1 if seat % 2 == side else -1)
+    return value
+
+
+PROMISE_LEAF = True
+NEAR_BURRACO = {5: (25.0, 12.0), 6: (60.0, 30.0)}  # a meld of 5 or 6 cards: (clean, dirty)
+WILD_HELD = 8.0  # a wild in hand is worth this (its points do not count against the side)
+POZZETTO_CHANCE = (0.8, 0.8, 0.6, 0.45, 0.3, 0.2, 0.1)  # by the side's shortest hand (0..6 cards)
+CLOSE_CHANCE = (0.7, 0.7, 0.5, 0.3)  # pozzetto taken and a burraco down, by the shortest hand
+
+
+def promise(game: Game, side: int) -> float:
+    """What `side`'s position is worth beyond the score as it stands, in points: cards in hand
+    at half their points (they may still be melded), a wild held as an asset (:data:`WILD_HELD`),
+    melds of 5 and 6 cards on their way to a burraco (clean ones more), the pozzetto a short
+    hand is about to take (its 100 penalty, by a chance that grows as the hand shrinks), and a
+    close it threatens (the closing bonus, and the other side's cards then counting in full,
+    not at half).
+    The chances are rough guesses of a few turns' play, not measured frequencies."""
+    seats = range(side, game.players, 2)
+    value = 0.0
+    shortest = min(len(game.hands[s]) for s in seats)
+    for s in seats:
+        for c in game.hands[s]:
+            value += c.points + WILD_HELD if c.is_wild else c.points / 2
+    for meld in game.table[side]:
+        if meld.burraco is None and len(meld.cards) in NEAR_BURRACO:
+            clean, dirty = NEAR_BURRACO[len(meld.cards)]
+            value += clean if meld.wild is None else dirty
+    if game.pozzetto_state[side] == "available":
+        if shortest < len(POZZETTO_CHANCE):
+            value += 100 * POZZETTO_CHANCE[shortest]
+    elif shortest < len(CLOSE_CHANCE) and any(m.burraco for m in game.table[side]):
+        others = sum(c.points for s in range(1 - side, game.players, 2) for c in game.hands[s])
+        value += CLOSE_CHANCE[shortest] * (100 + others / 2)
     return value

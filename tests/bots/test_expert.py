@@ -1,4 +1,4 @@
-"""esperto's look-ahead: its rollout player and its budget."""
+"""esperto's look-ahead: its rollout player, the opponent that takes piles, the leaf, the budget."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ def _positions(hands: int, seed: int):
 
 
 def test_rollout_player_is_the_greedy_player_when_the_opponent_is_medio():
-    """The remembered and skipped turn searches change no choice: every action is
-    `greedy_action`'s, in every position (the same player, remembering across several hands)."""
-    player = expert.RolloutPlayer(strategy.DEFAULT, 0)
+    """The remembered and skipped turn searches change no choice: with the other side taking
+    piles as medio does, every action is `greedy_action`'s, in every position (the same
+    player, remembered across the positions of several hands)."""
+    player = expert.RolloutPlayer(strategy.DEFAULT, 0, opponent_takes_usable=0)
     compared = lines = 0
     for game, seat in _positions(6, 131):
         want = strategy.greedy_action(game, seat, random.Random(1))
@@ -54,6 +55,72 @@ def test_stranded_counts_cards_that_cannot_leave_the_hand():
     # QC: the run 5-7C is five places away, but the hand's two other cards cannot bridge it.
     assert expert.stranded(hand, melds) == 2
     assert expert.stranded([Card.parse(t) for t in ("KD", "QD")], melds) == 0
+
+
+def _pile_position(pile: str) -> Game:
+    """Seat 0 has discarded; seat 1 (the other side) holds a run of clubs on the table."""
+    return Game.setup(Ruleset.preset("classico"),
+                      hands=["3H 4S KD QS 9H JD", "4D 9S KH 2S TD JH QH"],
+                      stock="AS 4C 5D 6S 7D 8H 9D TC JS QD KS AH 3S",
+                      discard=pile, pozzetti=["5H 6H 7H 8H", "8S 8D 3C 9C"],
+                      melds=[[], ["5C 6C 7C"]], to_move=1)
+
+
+def test_lookahead_opponent_takes_a_pile_that_pays():
+    """A single card that lays off on their run: medio draws instead (its gain, about 13, is
+    under its threshold of 20); the look-ahead's opponent takes it, and so it does a card that
+    lengthens a run its hand holds (TH to JH QH KH). The deciding side's own seats keep medio's draw."""
+    game = _pile_position("8C")
+    assert strategy.draw_action(game, 1) == {"type": "draw"}
+    as_opponent = expert.RolloutPlayer(strategy.DEFAULT, 0)
+    assert as_opponent.action(game, 1, random.Random(0)) == {"type": "take_discards"}
+    as_own_side = expert.RolloutPlayer(strategy.DEFAULT, 1)
+    assert as_own_side.action(game, 1, random.Random(0)) == {"type": "draw"}
+    assert strategy.draw_action(_pile_position("TH"), 1) == {"type": "draw"}
+    assert as_opponent.action(_pile_position("TH"), 1, random.Random(0)) == {"type": "take_discards"}
+    # A card it has no use for stays on the pile.
+    assert as_opponent.action(_pile_position("6S"), 1, random.Random(0)) == {"type": "draw"}
+
+
+def _half_points(cards: str) -> float:
+    return sum(Card.parse(t).points for t in cards.split()) / 2
+
+
+def test_promise_counts_a_short_hand_near_its_pozzetto():
+    ruleset = Ruleset.preset("classico")
+    pozzetti = ["5H 6H 7H 8H", "8S 8D 8C 9C"]
+
+    def side_zero(hand: str) -> float:
+        game = Game.setup(ruleset, hands=[hand, "4D 9S KH"], stock="AS 4C 5D", discard="8D",
+                          pozzetti=pozzetti, to_move=0)
+        return expert.promise(game, 0) - _half_points(hand)
+
+    # Beyond the cards' points: nothing yet with seven cards, more the shorter the hand.
+    assert side_zero("3H 4S KD QS 9H JD 7C") == 0
+    assert 0 < side_zero("3H 4S KD QS") < side_zero("3H 4S")
+
+
+def test_promise_counts_the_threat_to_close():
+    ruleset = Ruleset.preset("classico")
+    burraco = "5C 6C 7C 8C 9C TC JC"
+
+    def side_one(melds: list[str]) -> float:
+        game = Game.setup(ruleset, hands=["3H 4S KD QS 9H", "4D 9S"], stock="AS 4C 5D", discard="8D",
+                          pozzetti=["5H 6H 7H 8H", None], melds=[[], melds], to_move=0)
+        return expert.promise(game, 1)
+
+    # Two cards left after the pozzetto with a burraco down: a close is near, and with it the
+    # other side's cards count in full.
+    assert side_one([burraco]) > side_one(["5C 6C 7C 8C"]) + 50
+
+
+def test_a_wild_held_is_an_asset_not_a_loss():
+    ruleset = Ruleset.preset("classico")
+    with_wild = Game.setup(ruleset, hands=["3H JK 9D 9H 9S 4C 4D 4H", "4S 9C"], stock="AS", discard="8D")
+    without = Game.setup(ruleset, hands=["3H 5S 9D 9H 9S 4C 4D 4H", "4S 9C"], stock="AS", discard="8D")
+    # The score counts the joker's 30 against the side; the leaf gives them back and more.
+    gap = (expert._evaluate(with_wild, 0) - expert._evaluate(without, 0))
+    assert gap > 0
 
 
 def _fake_clocks(monkeypatch, cpu_per_world: float, wall_per_world: float) -> list[int]:
