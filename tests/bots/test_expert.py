@@ -184,3 +184,34 @@ def test_wall_clock_caps_a_decision_on_a_very_busy_machine(monkeypatch):
     assert worlds >= 1 and worlds * n * 0.05 <= expert.WALL_LIMIT_SECONDS + 1e-9
     # ... so it stops far short of the CPU budget.
     assert worlds * n * 0.002 < expert.DEFAULT_BUDGET_SECONDS / 4
+
+
+def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypatch):
+    """Even deviating from medio on any difference at all (no margin), esperto throws no card
+    that lays off on the other side's melds while a natural card that does not is in hand;
+    without SAFE_DISCARDS such cards are among the ones it compares, and it throws some."""
+    monkeypatch.setattr(expert, "DEVIATION_MARGIN", 0.0)
+    monkeypatch.setattr(expert, "HORIZON_TURNS", 2)
+
+    def feeding_discards(safe_discards: bool) -> tuple[int, int]:
+        monkeypatch.setattr(expert, "SAFE_DISCARDS", safe_discards)
+        compared = fed = 0
+        for game, seat in _positions(6, 21):
+            if game.phase != "play":
+                continue
+            view = game.view(seat)
+            world = knowledge.determinize(view, random.Random(0))
+            cands = expert._candidates(world, seat, strategy.DEFAULT)
+            if len(cands) < 2 or cands[0]["type"] != "discard":
+                continue
+            if not any(not c.is_wild and not expert._feeds(world, seat, c.text) for c in world.hands[seat]):
+                continue  # every natural feeds them: nothing safe to prefer
+            compared += 1
+            action = expert.expert_action(view, random.Random(0), worlds=4)
+            fed += expert._feeds(world, seat, action["card"])
+        return compared, fed
+
+    compared, fed = feeding_discards(False)
+    assert compared > 20 and fed > 0
+    compared, fed = feeding_discards(True)
+    assert compared > 20 and fed == 0
