@@ -114,7 +114,8 @@ def test_promise_counts_the_threat_to_close():
     assert side_one([burraco]) > side_one(["5C 6C 7C 8C"]) + 50
 
 
-def test_a_wild_held_is_an_asset_not_a_loss():
+def test_a_wild_held_is_an_asset_not_a_loss(monkeypatch):
+    monkeypatch.setattr(expert, "PROMISE_LEAF", True)
     ruleset = Ruleset.preset("classico")
     with_wild = Game.setup(ruleset, hands=["3H JK 9D 9H 9S 4C 4D 4H", "4S 9C"], stock="AS", discard="8D")
     without = Game.setup(ruleset, hands=["3H 5S 9D 9H 9S 4C 4D 4H", "4S 9C"], stock="AS", discard="8D")
