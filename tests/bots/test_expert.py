@@ -1,0 +1,218 @@
+"""esperto's look-ahead: its rollout player, the opponent that takes piles, the leaf, the budget."""
+
+from __future__ import annotations
+
+import random
+
+from games.bots import expert, knowledge, strategy
+from games.engine import Card, Game, Ruleset, check_meld
+
+
+def _positions(hands: int, seed: int):
+    """Every position of a few medio-against-medio hands (the game before each action)."""
+    rng = random.Random(seed)
+    for _ in range(hands):
+        game = Game.new(Ruleset.preset("classico"), rng=random.Random(rng.getrandbits(64)))
+        for _ in range(3000):
+            if game.hand_over:
+                break
+            seat = game.to_move
+            yield game, seat
+            game.apply(seat, strategy.greedy_action(game, seat, rng))
+
+
+def test_rollout_player_is_the_greedy_player_when_the_opponent_is_medio():
+    """The remembered and skipped turn searches change no choice: with the other side taking
+    piles as medio does, every action is `greedy_action`'s, in every position (the same
+    player, remembered across the positions of several hands)."""
+    player = expert.RolloutPlayer(strategy.DEFAULT, 0, opponent_takes_usable=0)
+    compared = lines = 0
+    for game, seat in _positions(6, 131):
+        want = strategy.greedy_action(game, seat, random.Random(1))
+        assert player.action(game, seat, random.Random(1)) == want
+        compared += 1
+        lines += game.phase == "play" and strategy.finishing_line(game, seat) is not None
+    assert compared > 300 and lines > 5  # the positions include turns the search finishes
+
+
+def test_hopeless_only_where_the_turn_search_finds_nothing():
+    skipped = 0
+    for game, seat in _positions(8, 7):
+        if game.phase != "play" or len(game.hands[seat]) > strategy.DEFAULT.finish_hand:
+            continue
+        if expert.hopeless(game, seat):
+            skipped += 1
+            assert strategy.finishing_line(game, seat) is None
+    assert skipped > 20  # the shortcut is taken, so the assertion above was tested
+
+
+def test_stranded_counts_cards_that_cannot_leave_the_hand():
+    melds = [check_meld(["5C", "6C", "7C"], Ruleset.preset("classico"))]
+    hand = [Card.parse(t) for t in ("KD", "9S", "9H", "8C", "3H")]
+    # KD and 3H have no partner and no meld; the 9s pair; 8C goes on the run.
+    assert expert.stranded(hand, melds) == 2
+    hand = [Card.parse(t) for t in ("KD", "JK", "QC")]
+    # QC: the run 5-7C is five places away, but the hand's two other cards cannot bridge it.
+    assert expert.stranded(hand, melds) == 2
+    assert expert.stranded([Card.parse(t) for t in ("KD", "QD")], melds) == 0
+
+
+def _pile_position(pile: str) -> Game:
+    """Seat 0 has discarded; seat 1 (the other side) holds a run of clubs on the table."""
+    return Game.setup(Ruleset.preset("classico"),
+                      hands=["3H 4S KD QS 9H JD", "4D 9S KH 2S TD JH QH"],
+                      stock="AS 4C 5D 6S 7D 8H 9D TC JS QD KS AH 3S",
+                      discard=pile, pozzetti=["5H 6H 7H 8H", "8S 8D 3C 9C"],
+                      melds=[[], ["5C 6C 7C"]], to_move=1)
+
+
+def test_lookahead_opponent_takes_a_pile_that_pays():
+    """A single card that lays off on their run: medio draws instead (its gain, about 13, is
+    under its threshold of 20); the look-ahead's opponent takes it, and so it does a card that
+    lengthens a run its hand holds (TH to JH QH KH). The deciding side's own seats keep medio's draw."""
+    game = _pile_position("8C")
+    assert strategy.draw_action(game, 1) == {"type": "draw"}
+    as_opponent = expert.RolloutPlayer(strategy.DEFAULT, 0)
+    assert as_opponent.action(game, 1, random.Random(0)) == {"type": "take_discards"}
+    as_own_side = expert.RolloutPlayer(strategy.DEFAULT, 1)
+    assert as_own_side.action(game, 1, random.Random(0)) == {"type": "draw"}
+    assert strategy.draw_action(_pile_position("TH"), 1) == {"type": "draw"}
+    assert as_opponent.action(_pile_position("TH"), 1, random.Random(0)) == {"type": "take_discards"}
+    # A card it has no use for stays on the pile.
+    assert as_opponent.action(_pile_position("6S"), 1, random.Random(0)) == {"type": "draw"}
+
+
+def _half_points(cards: str) -> float:
+    return sum(Card.parse(t).points for t in cards.split()) / 2
+
+
+def test_promise_counts_a_short_hand_near_its_pozzetto():
+    ruleset = Ruleset.preset("classico")
+    pozzetti = ["5H 6H 7H 8H", "8S 8D 8C 9C"]
+
+    def side_zero(hand: str) -> float:
+        game = Game.setup(ruleset, hands=[hand, "4D 9S KH"], stock="AS 4C 5D", discard="8D",
+                          pozzetti=pozzetti, to_move=0)
+        return expert.promise(game, 0) - _half_points(hand)
+
+    # Beyond the cards' points: nothing yet with seven cards, more the shorter the hand.
+    assert side_zero("3H 4S KD QS 9H JD 7C") == 0
+    assert 0 < side_zero("3H 4S KD QS") < side_zero("3H 4S")
+
+
+def test_promise_counts_the_threat_to_close():
+    ruleset = Ruleset.preset("classico")
+    burraco = "5C 6C 7C 8C 9C TC JC"
+
+    def side_one(melds: list[str]) -> float:
+        game = Game.setup(ruleset, hands=["3H 4S KD QS 9H", "4D 9S"], stock="AS 4C 5D", discard="8D",
+                          pozzetti=["5H 6H 7H 8H", None], melds=[[], melds], to_move=0)
+        return expert.promise(game, 1)
+
+    # Two cards left after the pozzetto with a burraco down: a close is near, and with it the
+    # other side's cards count in full.
+    assert side_one([burraco]) > side_one(["5C 6C 7C 8C"]) + 50
+
+
+def test_a_wild_held_is_an_asset_not_a_loss(monkeypatch):
+    monkeypatch.setattr(expert, "PROMISE_LEAF", True)
+    ruleset = Ruleset.preset("classico")
+    with_wild = Game.setup(ruleset, hands=["3H JK 9D 9H 9S 4C 4D 4H", "4S 9C"], stock="AS", discard="8D")
+    without = Game.setup(ruleset, hands=["3H 5S 9D 9H 9S 4C 4D 4H", "4S 9C"], stock="AS", discard="8D")
+    # The score counts the joker's 30 against the side; the leaf gives them back and more.
+    gap = (expert._evaluate(with_wild, 0) - expert._evaluate(without, 0))
+    assert gap > 0
+
+
+def _fake_clocks(monkeypatch, cpu_per_world: float, wall_per_world: float) -> list[int]:
+    """Every rollout costs the given CPU and wall time on fake clocks; returns a counter of
+    rollouts."""
+    clock = {"cpu": 0.0, "wall": 0.0}
+    calls = [0]
+
+    class FakeTime:
+        @staticmethod
+        def thread_time() -> float:
+            return clock["cpu"]
+
+        @staticmethod
+        def perf_counter() -> float:
+            return clock["wall"]
+
+    real = expert._rollout
+
+    def rollout(*args, **kwargs):
+        calls[0] += 1
+        clock["cpu"] += cpu_per_world
+        clock["wall"] += wall_per_world
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expert, "time", FakeTime)
+    monkeypatch.setattr(expert, "_rollout", rollout)
+    monkeypatch.setattr(expert, "HORIZON_TURNS", 1)  # the real look-ahead is not the point: be quick
+    return calls
+
+
+def _a_decision() -> tuple[dict, int]:
+    """A discard with several candidates."""
+    for game, seat in _positions(1, 5):
+        if game.phase != "play":
+            continue
+        view = game.view(seat)
+        cands = expert._candidates(knowledge.determinize(view, random.Random(0)), seat, strategy.DEFAULT)
+        if len(cands) >= 3:
+            return view, len(cands)
+    raise AssertionError("no decision with three candidates")
+
+
+def test_budget_is_cpu_time_a_busy_machine_samples_as_many_worlds(monkeypatch):
+    view, n = _a_decision()
+    calls = _fake_clocks(monkeypatch, cpu_per_world=0.004, wall_per_world=0.004)
+    expert.expert_action(view, random.Random(1), budget_seconds=0.2)
+    idle = calls[0] // n
+    calls = _fake_clocks(monkeypatch, cpu_per_world=0.004, wall_per_world=0.008)  # half the time off the CPU
+    expert.expert_action(view, random.Random(1), budget_seconds=0.2)
+    busy = calls[0] // n
+    assert idle >= 10 and busy == idle
+
+
+def test_wall_clock_caps_a_decision_on_a_very_busy_machine(monkeypatch):
+    view, n = _a_decision()
+    calls = _fake_clocks(monkeypatch, cpu_per_world=0.002, wall_per_world=0.05)  # 25x descheduled
+    expert.expert_action(view, random.Random(1), budget_seconds=expert.DEFAULT_BUDGET_SECONDS)
+    worlds = calls[0] // n
+    # A world is n rollouts of 0.05 s each: none is started that would end past the limit...
+    assert worlds >= 1 and worlds * n * 0.05 <= expert.WALL_LIMIT_SECONDS + 1e-9
+    # ... so it stops far short of the CPU budget.
+    assert worlds * n * 0.002 < expert.DEFAULT_BUDGET_SECONDS / 4
+
+
+def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypatch):
+    """Even deviating from medio on any difference at all (no margin), esperto throws no card
+    that lays off on the other side's melds while a natural card that does not is in hand;
+    without SAFE_DISCARDS such cards are among the ones it compares, and it throws some."""
+    monkeypatch.setattr(expert, "DEVIATION_MARGIN", 0.0)
+    monkeypatch.setattr(expert, "HORIZON_TURNS", 2)
+
+    def feeding_discards(safe_discards: bool) -> tuple[int, int]:
+        monkeypatch.setattr(expert, "SAFE_DISCARDS", safe_discards)
+        compared = fed = 0
+        for game, seat in _positions(6, 21):
+            if game.phase != "play":
+                continue
+            view = game.view(seat)
+            world = knowledge.determinize(view, random.Random(0))
+            cands = expert._candidates(world, seat, strategy.DEFAULT)
+            if len(cands) < 2 or cands[0]["type"] != "discard":
+                continue
+            if not any(not c.is_wild and not expert._feeds(world, seat, c.text) for c in world.hands[seat]):
+                continue  # every natural feeds them: nothing safe to prefer
+            compared += 1
+            action = expert.expert_action(view, random.Random(0), worlds=4)
+            fed += expert._feeds(world, seat, action["card"])
+        return compared, fed
+
+    compared, fed = feeding_discards(False)
+    assert compared > 20 and fed > 0
+    compared, fed = feeding_discards(True)
+    assert compared > 20 and fed == 0
