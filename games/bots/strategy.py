@@ -560,8 +560,12 @@ def _finishing_plays(g: Game, seat: int) -> list[Action]:
             continue
         # Several cards on one meld at once: a natural and the wild that bridges its gap, the
         # last cards of the hand together.
-        for k in range(2, n + 1):
-            for combo in combinations(hand, k):
+        # Only the cards this meld could hold: naturals of its suit (a run) or its rank (a set)
+        # and the wilds; anything else the engine would refuse anyway.
+        fit = [c for c in hand
+               if c.is_wild or (c.suit == meld.suit if meld.kind == "sequence" else c.rank == meld.low)]
+        for k in range(2, len(fit) + 1):
+            for combo in combinations(fit, k):
                 texts = tuple(sorted(c.text for c in combo))
                 if (meld.id, texts) in seen:
                     continue
