@@ -544,7 +544,8 @@ def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
 
 def _finishing_plays(g: Game, seat: int) -> list[Action]:
     """What the turn search tries: the engine's single-card lay-offs and three-card melds, the
-    naturals that extend an own run together, and the whole hand (or all of it but one card)
+    naturals that extend an own run together, every group of cards one meld could hold (from
+    hands of `MULTI_LAY_OFF_HAND` or fewer), and the whole hand (or all of it but one card)
     melded at once."""
     plays = list(g.legal_actions(seat, kinds=("lay_off", "meld")))
     hand = g.hands[seat]
