@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 from games.engine import Card, Game, IllegalMove, Meld, check_meld, lay_off
@@ -43,16 +44,20 @@ class Params:
     keep_near1: float = 9.0
     keep_near2: float = 5.0
     shed_points: float = 0.35
-    safe_rank_in_pile: float = 3.0
+    pile_same_rank: float = 6.0  # a discard pairing a rank in the pile makes the pile a set for the taker
+    pile_near1: float = 0.0  # ... or a run: a pile card of its suit one place away
+    pile_near2: float = 0.0  # ... two places away
     race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
     early_draws: int = 18  # the first cards drawn from the stock: no dirty 3-card meld unless racing
     lone_wild_hand: int = 4  # after the pozzetto, a hand this short lays its wild off first
     finish_hand: int = 6  # search the turn for the pozzetto or a close when the hand is this short
     finish_nodes: int = 200  # positions the search may visit (the p99 decision stays a few ms)
     sequence_bonus: float = 6.0
+    threat_hand: int = 4  # the others may close soon: pozzetto, a burraco and this many cards or fewer
 
 
 DEFAULT = Params()
+MULTI_LAY_OFF_HAND = 5  # the turn search tries every group of cards on a meld from hands this short
 
 
 # ----------------------------------------------------------------------------- reading
@@ -198,6 +203,19 @@ def extension(hand: list[Card], meld: Meld) -> list[Card]:
     return chain
 
 
+def wild_has_home(table: list[Meld], wild: Card, ruleset: Any) -> bool:
+    """Could `wild` be laid off on one of `table`'s melds (not spoiling a clean burraco)?"""
+    for meld in table:
+        if meld.burraco == "pulito" or not meld.could_take(wild):
+            continue
+        try:
+            lay_off(meld, [wild], ruleset)
+        except IllegalMove:
+            continue
+        return True
+    return False
+
+
 def play_allowed(g: Game, seat: int, rest: list[Card], burraco_after: bool) -> bool:
     """The engine's own check of what a meld or lay-off leaves in hand."""
     try:
@@ -290,7 +308,8 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     # if the hand ends (more so late in the hand). The stock card is worth a little on average.
     stock_left = len(g.stock)
     per_card = params.pile_card_cost if stock_left > 20 else params.pile_card_cost_late
-    if (g.pozzetto_state[side] != "available" and any(m.burraco for m in g.table[side])) or opponent_threat(g, seat):
+    closing = g.pozzetto_state[side] != "available" and any(m.burraco for m in g.table[side])
+    if closing or opponent_threat(g, seat, params):
         per_card = params.pile_card_cost_closing  # heading for the close, or the others are
     elif g.pozzetto_state[side] != "available":
         per_card = params.pile_card_cost_building  # pozzetto in hand, no burraco yet: cards are fuel
@@ -316,12 +335,12 @@ def early(g: Game, params: Params = DEFAULT) -> bool:
     return len(g.stock) > initial - params.early_draws
 
 
-def opponent_threat(g: Game, seat: int) -> bool:
+def opponent_threat(g: Game, seat: int, params: Params = DEFAULT) -> bool:
     """The other side could close soon: pozzetto taken, a burraco down, few cards in hand."""
     other = 1 - side_of(seat)
     if g.pozzetto_state[other] == "available" or not any(m.burraco for m in g.table[other]):
         return False
-    return min(len(g.hands[s]) for s in range(other, g.players, 2)) <= 4
+    return min(len(g.hands[s]) for s in range(other, g.players, 2)) <= params.threat_hand
 
 
 def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
@@ -336,13 +355,23 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
     wild_count = sum(1 for c in hand if c.is_wild)
     # Dumping: the hand may end any moment (the others can close, the stock is short), so
     # every card melded is a card not counted against us.
-    dump = opponent_threat(g, seat) or len(g.stock) < 6
+    dump = opponent_threat(g, seat, params) or len(g.stock) < 6
     # Racing to the pozzetto with a short hand: a wild that brings it closer is well spent.
     race = (not pozzetto_taken and n <= params.race_hand) or dump or (side_burraco and pozzetto_taken)
     best: tuple[float, Action] | None = None
+    homeless = pozzetto_taken and not dump and any(
+        c.is_wild and not wild_has_home(table, c, ruleset) for c in hand)
 
     def consider(score: float, action: Action) -> None:
         nonlocal best
+        if homeless:
+            # After the pozzetto a wild no meld of ours can take must not be left beside a single
+            # card: the discard would leave it alone in hand, where it can neither close nor go.
+            cards = [Card.parse(t) for t in action["cards"]]
+            rest = _rest(hand, cards)
+            if not any(c.is_wild for c in cards) and rest is not None and len(rest) == 2 and any(
+                    c.is_wild for c in rest):
+                return
         if best is None or score > best[0]:
             best = (score, action)
 
@@ -437,7 +466,11 @@ def discard_scores(g: Game, seat: int, legal: list[str], params: Params = DEFAUL
     """Lower is a better discard."""
     hand = g.hands[seat]
     side = side_of(seat)
-    pile_ranks = {c.rank for c in g.discard_pile}
+    pile_ranks: dict[int, int] = {}
+    for c in g.discard_pile:
+        if not c.is_wild:
+            pile_ranks[c.rank] = pile_ranks.get(c.rank, 0) + 1
+    pile_pos = _positions([c for c in g.discard_pile if not c.is_wild])
     pos = _positions([c for c in hand if not c.is_wild])
     by_rank: dict[int, int] = {}
     for c in hand:
@@ -445,6 +478,7 @@ def discard_scores(g: Game, seat: int, legal: list[str], params: Params = DEFAUL
             by_rank[c.rank] = by_rank.get(c.rank, 0) + 1
     own_set_ranks = {m.low for m in g.table[side] if m.kind == "set"}
     scores: dict[str, float] = {}
+    gifts: set[str] = set()
     for text in legal:
         c = Card.parse(text)
         if c.is_wild:
@@ -466,9 +500,24 @@ def discard_scores(g: Game, seat: int, legal: list[str], params: Params = DEFAUL
                         keep += w
         fits, burraco = opponents_can_take(g, seat, c)
         danger = (params.danger_lay_off if fits else 0.0) + (params.danger_burraco if burraco else 0.0)
-        if c.rank in pile_ranks:
-            danger -= params.safe_rank_in_pile
+        # Whoever takes the pile takes this card with it: do not hand them a pair or a run.
+        danger += params.pile_same_rank * min(2, pile_ranks.get(c.rank, 0))
+        pile_suit = pile_pos.get(c.suit, {})
+        for p in places:
+            for d, w in ((1, params.pile_near1), (2, params.pile_near2)):
+                for q in (p - d, p + d):
+                    if q in pile_suit:
+                        danger += w
         scores[text] = keep + danger - params.shed_points * c.points
+        if burraco:
+            gifts.add(text)
+    naturals = [t for t in legal if not Card.parse(t).is_wild]
+    if naturals and all(t in gifts for t in naturals):
+        # Every natural completes one of their burraco: a wild that does not is the lesser gift.
+        for text in legal:
+            c = Card.parse(text)
+            if c.is_wild and not opponents_can_take(g, seat, c)[1]:
+                scores[text] = params.danger_burraco - 50 + c.points
     return scores
 
 
@@ -477,6 +526,15 @@ def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     if not legal:
         raise IllegalMove("bad_action")
     scores = discard_scores(g, seat, legal, params)
+    hand = g.hands[seat]
+    side = side_of(seat)
+    if (len(hand) == 2 and g.pozzetto_state[side] != "available" and g.has_burraco(side)
+            and sum(c.is_wild for c in hand) == 1):
+        wild = next(c for c in hand if c.is_wild)
+        if wild.text in scores and not wild_has_home(g.table[side], wild, g.ruleset):
+            # Keeping it would leave a lone wild that no meld of ours can take: the hand could
+            # never close. Throw it and close with the other card.
+            scores[wild.text] = -1000.0
     card = min(legal, key=lambda t: (scores[t], t))
     return {"type": "discard", "card": card}
 
@@ -486,16 +544,38 @@ def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
 
 def _finishing_plays(g: Game, seat: int) -> list[Action]:
     """What the turn search tries: the engine's single-card lay-offs and three-card melds, the
-    naturals that extend an own run together, and the whole hand (or all of it but one card)
+    naturals that extend an own run together, every group of cards one meld could hold (from
+    hands of `MULTI_LAY_OFF_HAND` or fewer), and the whole hand (or all of it but one card)
     melded at once."""
     plays = list(g.legal_actions(seat, kinds=("lay_off", "meld")))
     hand = g.hands[seat]
+    n = len(hand)
+    seen: set[tuple[int, tuple[str, ...]]] = set()
     for meld in g.table[side_of(seat)]:
         if meld.kind == "sequence":
             chain = extension(hand, meld)
             if len(chain) >= 2:
+                seen.add((meld.id, tuple(sorted(c.text for c in chain))))
                 plays.append({"type": "lay_off", "meld": meld.id, "cards": [c.text for c in chain]})
-    n = len(hand)
+        if n > MULTI_LAY_OFF_HAND:
+            continue
+        # Several cards on one meld at once: a natural and the wild that bridges its gap, the
+        # last cards of the hand together.
+        # Only the cards this meld could hold: naturals of its suit (a run) or its rank (a set)
+        # and the wilds; anything else the engine would refuse anyway.
+        fit = [c for c in hand
+               if c.is_wild or (c.suit == meld.suit if meld.kind == "sequence" else c.rank == meld.low)]
+        for k in range(2, len(fit) + 1):
+            for combo in combinations(fit, k):
+                texts = tuple(sorted(c.text for c in combo))
+                if (meld.id, texts) in seen:
+                    continue
+                seen.add((meld.id, texts))
+                try:
+                    lay_off(meld, list(combo), g.ruleset)
+                except IllegalMove:
+                    continue
+                plays.append({"type": "lay_off", "meld": meld.id, "cards": list(texts)})
     if n >= 4:
         texts = [c.text for c in hand]
         for group in [texts] + [texts[:i] + texts[i + 1:] for i in range(n)]:

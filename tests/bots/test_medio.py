@@ -110,3 +110,37 @@ def test_a_short_hand_after_the_pozzetto_leaves_a_pile_it_cannot_use():
     game = Game.setup(RULES, hands=["4C 6C 6D", "3C 5C 8S"], stock="QD QC 9S", discard="6H",
                       melds=[["AS AD AC"], []], pozzetti=[None, None], to_move=0)
     assert choose_action(game.view(0), "medio", random.Random(0)) == {"type": "draw"}
+
+
+def test_the_turn_search_lays_a_natural_and_its_wild_together_to_close():
+    # 6C with the joker standing for the 7 goes on 8C 9C TC, then 4H closes. One card at a time
+    # the joker alone goes on the run first (as its jack), and the 6 no longer fits.
+    used = "6C 4H 3S 5S 8S 8C 9C TC " + BURRACO
+    game = Game.setup(RULES, hands=["6C 4H", "3S 5S 8S"], stock=["JK"] + filler(20, used),
+                      melds=[[BURRACO, "8C 9C TC"], []], pozzetti=[None, None], to_move=0)
+    actions = turn(game)
+    assert game.hand_over and game.closed_by == 0, actions
+    assert {"type": "lay_off", "meld": 2, "cards": ["6C", "JK"]} in actions
+
+
+def test_a_wild_no_meld_can_take_is_thrown_rather_than_left_alone():
+    # After the pozzetto, with a burraco: every meld already has its wild. Keeping the 2 and
+    # throwing the 7 leaves a lone wild that can never close the hand; with the 7 kept, the next
+    # turn can close.
+    used = "2C 3S 5S 8S 7D 3D 4D 5D 8D 9D QS QH"
+    game = Game.setup(RULES, hands=["2C", "3S 5S 8S"], stock=["7D"] + filler(20, used),
+                      melds=[["3D 4D 5D JK 7D 8D 9D", "QS QH JK"], []],
+                      pozzetti=[None, None], to_move=0)
+    actions = turn(game)
+    assert actions[-1] == {"type": "discard", "card": "2C"}, actions
+    assert [c.text for c in game.hand(0)] == ["7D"]
+
+
+def test_a_wild_rather_than_the_card_that_completes_their_burraco():
+    # 7D would make their 8D-2C-QD a burraco; the 2 of spades fits none of their melds (the run
+    # has its wild already).
+    used = "2S 3S 5S 8S 7D 8D 9D TD JD QD"
+    game = Game.setup(RULES, hands=["2S", "3S 5S 8S"], stock=["7D"] + filler(20, used),
+                      melds=[[], ["8D 9D TD JD QD 2C"]], to_move=0)
+    actions = turn(game)
+    assert actions[-1] == {"type": "discard", "card": "2S"}, actions
