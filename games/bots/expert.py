@@ -29,6 +29,7 @@ from .strategy import (
     Params,
     best_play,
     candidate_melds,
+    discard_action,
     discard_scores,
     draw_action,
     finishing_line,
@@ -177,6 +178,14 @@ def _candidates(game: Game, seat: int, params: Params) -> list[Action]:
     if SAFE_DISCARDS:
         # A card that lays off on the other side's melds is thrown only when every other is.
         ranked = [t for t in ranked if not _feeds(game, seat, t)] or ranked
+    # The greedy player's own discard first, as it would throw it (its last-card rules included:
+    # a lone wild that no meld can take is thrown), unless it feeds them and a safe one is left.
+    greedy = discard_action(game, seat, params)["card"]
+    if greedy in ranked:
+        ranked.remove(greedy)
+        ranked.insert(0, greedy)
+    elif not (SAFE_DISCARDS and _feeds(game, seat, greedy) and not _feeds(game, seat, ranked[0])):
+        ranked.insert(0, greedy)
     return [{"type": "discard", "card": t} for t in ranked[:MAX_DISCARD_CANDIDATES]]
 
 
