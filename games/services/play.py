@@ -168,7 +168,7 @@ _SEATS_SQL = """(SELECT json_agg(json_build_array(s.position, s.user_id, s.bot_l
 _READ_SQL = f"""
 SELECT g.state::text, g.version, g.finished, g.table_id, g.hand_number, g.turn_deadline, g.due_at,
        t.draw_seconds, t.play_seconds, t.players, t.status, t.disconnect_grace_seconds,
-       {_SEATS_SQL.format(table="g.table_id")}, g.xmin::text
+       {_SEATS_SQL.format(table="g.table_id")}
 FROM games_game g JOIN games_table t ON t.id = g.table_id
 WHERE g.id = %s
 """
@@ -290,7 +290,7 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
             if row is None:
                 raise refusal("not_playing")
             (state, version, finished, table_id, hand_number, deadline, due_at,
-             draw_seconds, play_seconds, players, status, grace, seats_json, _token) = row
+             draw_seconds, play_seconds, players, status, grace, seats_json) = row
             if finished or status != Table.Status.PLAYING:
                 raise refusal("not_playing")
             if expected_version is not None and expected_version != version:

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from games.bots import choose_action, expert, knowledge, tournament
-from games.engine import Card, Game, IllegalMove, Ruleset, parse_cards, replay
+from games.engine import Card, Game, Ruleset, parse_cards
 
-from ..engine.helpers import POZZETTO, POZZETTO2
+from ..engine.helpers import POZZETTO, POZZETTO2, hidden_twin
 
 CLASSICO = Ruleset.preset("classico")
 
@@ -102,23 +102,8 @@ def hidden_twins(seed: int, moves: int) -> tuple[Game, Game] | None:
     if game.hand_over:
         return None
     other = 1 - game.to_move
-    record = game.public_record()
-    shown = {e.get("card") for e in record} | {c for e in record for c in e.get("cards", [])}
-    drawn = sum(1 for a in game.actions if a["type"] == "draw")
-    deal = game.deal
-    for i, held in enumerate(deal["hands"][other]):
-        for j, spare in enumerate(deal["stock"][drawn:]):
-            if held in shown or spare == held or held not in [c.text for c in game.hand(other)]:
-                continue
-            twin_deal = game.deal
-            twin_deal["hands"][other][i] = spare
-            twin_deal["stock"][drawn + j] = held
-            try:
-                twin = replay(twin_deal, game.actions)
-            except IllegalMove:
-                continue
-            return game, twin
-    return None
+    twin = hidden_twin(game, other)
+    return None if twin is None else (game, twin)
 
 
 def test_hands_differing_only_in_hidden_cards_give_the_same_record_and_decision():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import MESSAGES, Game, IllegalMove, Ruleset
+from games.engine import MESSAGES, Game, IllegalMove, Ruleset, replay
 
 CLASSICO = Ruleset.preset("classico")
 MANO_UNICA = Ruleset.preset("mano_unica")
@@ -51,3 +51,26 @@ def lay(meld_id: int, cards: str):
 
 def discard(card: str):
     return {"type": "discard", "card": card}
+
+
+def hidden_twin(game: Game, seat: int) -> Game | None:
+    """The same hand with one hidden card changed: a card `seat` held from the deal and never
+    showed is swapped, in the deal, with a card that stayed in the stock, and the actions are
+    replayed. None when no such swap replays (every card shown, or the actions no longer legal)."""
+    record = game.public_record()
+    shown = {e["card"] for e in record if "card" in e} | {c for e in record for c in e.get("cards", [])}
+    drawn = sum(1 for a in game.actions if a["type"] == "draw")
+    deal = game.deal
+    held_now = {c.text for c in game.hand(seat)}
+    for i, held in enumerate(deal["hands"][seat]):
+        for j, spare in enumerate(deal["stock"][drawn:]):
+            if held in shown or spare == held or held not in held_now:
+                continue
+            twin_deal = game.deal
+            twin_deal["hands"][seat][i] = spare
+            twin_deal["stock"][drawn + j] = held
+            try:
+                return replay(twin_deal, game.actions)
+            except IllegalMove:
+                continue
+    return None

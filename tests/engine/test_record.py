@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from games.engine import Game, IllegalMove, Ruleset, replay
+from games.engine import Game, Ruleset, replay
 
-from .helpers import CLASSICO, POZZETTO, POZZETTO2, draw, play, take
+from .helpers import CLASSICO, POZZETTO, POZZETTO2, draw, hidden_twin, play, take
 
 
 def random_hand(seed: int, players: int = 2, preset: str = "classico", moves: int = 400, **options) -> Game:
@@ -142,24 +142,8 @@ def hidden_twins(seed: int) -> tuple[Game, Game] | None:
     game = random_hand(seed, moves=30)
     if game.hand_over:
         return None
-    deal = game.deal
-    shown = {e["card"] for e in game.public_record() if "card" in e}
-    shown |= {c for e in game.public_record() for c in e.get("cards", [])}
-    drawn = sum(1 for a in game.actions if a["type"] == "draw")
-    untouched = deal["stock"][drawn:]
-    for i, held in enumerate(deal["hands"][1]):
-        for j, spare in enumerate(untouched):
-            if held in shown or spare == held or held not in game.view(1)["hand"]:
-                continue
-            twin_deal = game.deal
-            twin_deal["hands"][1][i] = spare
-            twin_deal["stock"][drawn + j] = held
-            try:
-                twin = replay(twin_deal, game.actions)
-            except IllegalMove:
-                continue
-            return game, twin
-    return None
+    twin = hidden_twin(game, 1)
+    return None if twin is None else (game, twin)
 
 
 def test_two_hands_differing_only_in_hidden_cards_have_the_same_record():
