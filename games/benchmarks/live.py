@@ -25,6 +25,7 @@ import os
 import random
 import resource
 import statistics
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -126,6 +127,11 @@ def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer:
     finally:
         table_services._announce_now = announce
     return tables
+
+
+def progress(text: str) -> None:
+    """A line on stderr with the UTC time (with --json too): when to attach a profiler."""
+    print(time.strftime("%H:%M:%S", time.gmtime()), text, file=sys.stderr, flush=True)
 
 
 def restart_clocks(table_ids: list[int], seconds: float | None = None) -> None:
@@ -405,6 +411,7 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
     lag = LoopLag()
     lag.start()
     with collector_paused() as gc_pauses:
+        progress(f"load window: {seconds} s")
         cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
         until = time.monotonic() + seconds
         await asyncio.gather(*(_play_table(socks, pace, until, random.Random(rng.random()))
@@ -500,6 +507,7 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
     lag = LoopLag()
     lag.start()
     with collector_paused():
+        progress(f"echo window: {seconds} s")
         cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
         until = time.monotonic() + seconds
         rng = random.Random(7)

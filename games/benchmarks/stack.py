@@ -17,7 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -237,6 +238,24 @@ http {{
                 found.append(process.pid)
                 found.extend(children(process.pid))
         return found
+
+    @contextmanager
+    def paused(self, *prefixes: str) -> Iterator[None]:
+        """The processes named by `prefixes` (and their children) are stopped (SIGSTOP) inside the
+        block and go on after it: the echo baseline is measured with the game's worker and its
+        scheduler still, so that their work (the computer covering the tables just left) neither
+        counts in nor competes with it."""
+        pids = [pid for prefix in prefixes for pid in self.pids(prefix)]
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
 
     def stop(self, name: str, sig: int = signal.SIGTERM, wait: float = 15) -> None:
         process = self.processes.pop(name, None)

@@ -72,6 +72,8 @@ class Command(BaseCommand):
             table_ids = [t["id"] for t in tables]
             live.restart_clocks(table_ids, seconds=3600)  # nobody's turn runs out while they connect
             say(f"playing on ports {stack.daphne_ports} for {options['seconds']} s ...")
+            live.progress(f"load: {2 * len(tables)} sockets connect over {options['connect_seconds']} s, then "
+                     f"{options['seconds']} s of play")
             report["load"] = asyncio.run(live.run_load(
                 tables, ports, pace=options["pace"], seconds=options["seconds"],
                 connect_seconds=options["connect_seconds"], measure=measure,
@@ -79,11 +81,13 @@ class Command(BaseCommand):
             if not options["no_echo"]:
                 load = report["load"]
                 say("echo baseline ...")
+                live.progress("echo baseline")
                 sessions = [s for t in tables for s in t["sessions"]]
-                report["echo"] = asyncio.run(live.run_echo(
-                    len(tables), ports, sessions, pace=options["pace"], seconds=options["seconds"],
-                    frame_bytes=load["event_frame_bytes_mean"] or 2000,
-                    connect_seconds=options["connect_seconds"], measure=measure))
+                with stack.paused("worker", "scheduler"):  # the echo touches Daphne and Redis only
+                    report["echo"] = asyncio.run(live.run_echo(
+                        len(tables), ports, sessions, pace=options["pace"], seconds=options["seconds"],
+                        frame_bytes=load["event_frame_bytes_mean"] or 2000,
+                        connect_seconds=options["connect_seconds"], measure=measure))
                 report["ratio_to_echo"] = _ratios(report["load"], report["echo"])
         finally:
             if stack is not None:
