@@ -9,11 +9,14 @@ the pool, not the thread, decides how many run at once.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from channels.db import DatabaseSyncToAsync
+from asgiref.sync import SyncToAsync
 from django.conf import settings
+from django.db import close_old_connections
 
 _executor = ThreadPoolExecutor(max_workers=int(os.environ.get("DB_THREADS", "8")), thread_name_prefix="db")
 _pending = 0  # calls submitted and not finished (touched on the event loop only)
@@ -24,8 +27,12 @@ class Busy(Exception):
 
 
 def run_db(func):
-    """`await run_db(f)(*args)`: call the synchronous `f` on the pool."""
-    call = DatabaseSyncToAsync(func, thread_sensitive=False, executor=_executor)
+    """`await run_db(f)(*args)`: call the synchronous `f` on the pool.
+
+    The hop is the executor's own (the caller's context variables travel with the call, as the
+    translation in force does), not Channels' `DatabaseSyncToAsync`: building one of those for
+    every call and asgiref's context bookkeeping around it were a tenth of the play path's
+    Python work in a Daphne process (docs/performance.md)."""
 
     async def bounded(*args, **kwargs):
         global _pending
@@ -33,11 +40,26 @@ def run_db(func):
             raise Busy
         _pending += 1
         try:
-            return await call(*args, **kwargs)
+            loop = asyncio.get_running_loop()
+            context = contextvars.copy_context()
+            return await loop.run_in_executor(_executor, context.run, _in_thread, loop, func, args, kwargs)
         finally:
             _pending -= 1
 
     return bounded
+
+
+def _in_thread(loop: asyncio.AbstractEventLoop, func, args: tuple, kwargs: dict):
+    """On a pool thread: a pooled connection for the call, given back when it ends. The thread
+    also knows the server's loop, as asgiref's threads do, so that `async_to_sync` (the in-memory
+    channel layer of the single-process mode) sends on it."""
+    SyncToAsync.threadlocal.main_event_loop = loop
+    SyncToAsync.threadlocal.main_event_loop_pid = os.getpid()
+    close_old_connections()
+    try:
+        return func(*args, **kwargs)
+    finally:
+        close_old_connections()
 
 
 def pending() -> int:

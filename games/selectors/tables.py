@@ -121,9 +121,13 @@ def _seat_rows(table_id: int) -> list[tuple[int, int | None, bool, bool]]:
 
 
 def presence_frame(table_id: int) -> dict[str, Any]:
-    seats = _seat_rows(table_id)
-    return {"type": "presence", "seats": _presence_rows(((p, b, c) for p, _u, b, c in seats),
-                                                         presence.online_positions(table_id))}
+    return _presence_frame(_seat_rows(table_id), presence.sockets_at(table_id))
+
+
+def _presence_frame(seats: list[tuple[int, int | None, bool, bool]], sockets: presence.Sockets) -> dict[str, Any]:
+    """Who is online at each seat, and how many watch (no names: spectators are anonymous)."""
+    return {"type": "presence", "seats": _presence_rows(((p, b, c) for p, _u, b, c in seats), sockets.online),
+            "watchers": sockets.watchers}
 
 
 def table_frame(table: Table) -> dict[str, Any]:
@@ -191,10 +195,11 @@ def game_id_of(table_id: int) -> int | None:
 
 def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) -> dict[str, Any]:
     """Everything a table socket does when it opens, in one call: may this person be here, in
-    which seat, at which game; count the socket in; and the presence frame to send if a seated
-    player just came online (`refused`: "not_found", "forbidden" or "too_many")."""
+    which seat, at which game; count the socket in; the presence frame to send to the table
+    (`refused`: "not_found", "forbidden" or "too_many"); and how many sockets the seat has now,
+    this one included (`seat_sockets`)."""
     out: dict[str, Any] = {"refused": None, "players": None, "game_id": None, "position": None, "presence": None,
-                           "status": None}
+                           "status": None, "seat_sockets": 0}
     row = (Table.objects.filter(pk=table_id)
            .values_list("players", "private", "creator_id", "game__id", "status").first())
     if row is None:
@@ -206,11 +211,10 @@ def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) 
         return out | {"refused": "forbidden"}
     if presence.sockets_of(table_id, user.pk) >= max_sockets:
         return out | {"refused": "too_many"}
-    online = presence.connected(table_id, position, user.pk, socket_id)
-    frame = None
-    if position is not None:
-        frame = {"type": "presence", "seats": _presence_rows(((p, b, c) for p, _u, b, c in seats), online)}
-    return out | {"players": players, "game_id": game_id, "position": position, "presence": frame, "status": status}
+    sockets = presence.connected(table_id, position, user.pk, socket_id)
+    return out | {"players": players, "game_id": game_id, "position": position, "status": status,
+                  "presence": _presence_frame(seats, sockets),
+                  "seat_sockets": sockets.seats.get(position, 0) if position is not None else 0}
 
 
 def current_version(table_id: int) -> int | None:

@@ -138,9 +138,11 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
 
 
 def apply_action(*, game_id: int, seat: int, action: dict, actor: str = "person",
-                 expected_version: int | None = None, user=None) -> Applied:
+                 expected_version: int | None = None, user=None, seen: presence.Seen | None = None) -> Applied:
     """Apply `action` and return what it produced, without sending anything (see the module
-    docstring). Refusals raise `IllegalMove` and change nothing."""
+    docstring). Refusals raise `IllegalMove` and change nothing. `seen`: who is at the table as
+    the acting person's socket last heard it, taken instead of looking presence up (the hot path
+    only; timers and computers pass none)."""
     if actor not in ACTORS:
         raise refusal("bad_actor")
     if not isinstance(action, dict):
@@ -148,12 +150,12 @@ def apply_action(*, game_id: int, seat: int, action: dict, actor: str = "person"
     user_id = user.pk if user is not None and user.is_authenticated else None
     if connection.vendor == "postgresql":
         for _attempt in range(RETRIES):
-            applied = _apply_fast(game_id, seat, action, actor, expected_version, user_id)
+            applied = _apply_fast(game_id, seat, action, actor, expected_version, user_id, seen)
             if applied is not _LOCKED_PATH and applied is not _LOST_RACE:
                 return applied
             if applied is _LOCKED_PATH:
                 break
-    return _apply_locked(game_id, seat, action, actor, expected_version, user_id)
+    return _apply_locked(game_id, seat, action, actor, expected_version, user_id, seen)
 
 
 # ----------------------------------------------------------------------------- the hot path
@@ -268,21 +270,21 @@ _written = _Positions()
 
 
 def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
-                user_id: int | None):
+                user_id: int | None, seen: presence.Seen | None):
     # Only in autocommit: inside a transaction every write shares one xmin, so it proves nothing.
     kept = None if connection.in_atomic_block else _written.take(game_id)
     if kept is not None and expected_version is not None and expected_version != kept.version:
         kept = None  # the client may know better (or be behind): the read decides
     if kept is not None:
         try:
-            return _apply_once(game_id, seat, action, actor, expected_version, user_id, kept)
+            return _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, kept)
         except IllegalMove:
             pass  # refused on a position that may no longer be the game's: the read decides
-    return _apply_once(game_id, seat, action, actor, expected_version, user_id, None)
+    return _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, None)
 
 
 def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
-                user_id: int | None, kept: _Written | None):
+                user_id: int | None, seen: presence.Seen | None, kept: _Written | None):
     with connection.cursor() as cursor:
         if kept is None:
             cursor.execute(_READ_SQL, [game_id])
@@ -323,9 +325,10 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
         if mover.position == seat and actor == Move.Actor.PERSON:
             # The person who just acted plays on (after a draw, a meld): online by definition,
             # the new due time is the deadline, and nobody's presence needs looking up.
-            new_due, watched = (due_at if same_turn and due_at is not None else new_deadline), True
+            new_due = due_at if same_turn and due_at is not None else new_deadline
+            watched = seen.watched if seen is not None else True
         else:
-            online, watched = presence.at_table(table_id)
+            online, watched = (set(seen.online), seen.watched) if seen is not None else presence.at_table(table_id)
             # A person's turn keeps its due time; a computer's next move is due a little after
             # now (as on the locked path), not at the scheduler's lease that brought this one.
             keep_due = same_turn and due_at is not None and not mover.computer_plays
@@ -359,7 +362,7 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
 
 
 def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
-                  user_id: int | None) -> Applied:
+                  user_id: int | None, seen: presence.Seen | None = None) -> Applied:
     with transaction.atomic():
         try:
             game = Game.objects.select_for_update().get(pk=game_id)
@@ -416,7 +419,7 @@ def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_ve
 
         messages = _change_messages(
             game, table, seat=seat, actor=actor, action=record, played=engine_game,
-            finished_hand=finished_hand, next_game=next_game,
+            finished_hand=finished_hand, next_game=next_game, spectators=seen.watched if seen is not None else True,
         )
     return Applied(game.pk, table.pk, version, messages, computer_next=computer_next,
                    announce_presence=cover_ended, announce_table=game.finished, turn_user=turn_user)
@@ -620,7 +623,7 @@ def _event_messages(table_id: int, players: int, *, game_version: int, hand_numb
 
 def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action: dict[str, Any],
                      played: EngineGame, finished_hand: dict[str, Any] | None,
-                     next_game: EngineGame | None) -> Messages:
+                     next_game: EngineGame | None, spectators: bool = True) -> Messages:
     """Per recipient, in order: the event (with that recipient's view of the position the action
     produced), then at the end of a hand the scoring, then the next hand's snapshot."""
     from ..selectors.tables import get_table, snapshot_frame
@@ -635,4 +638,5 @@ def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action:
 
     hand_number = finished_hand["hand_number"] if finished_hand else game.hand_number
     return _event_messages(table.pk, table.players, game_version=game.version, hand_number=hand_number, seat=seat,
-                           actor=actor, action=action, played=played, deadline=game.turn_deadline, more=more)
+                           actor=actor, action=action, played=played, deadline=game.turn_deadline, more=more,
+                           spectators=spectators)

@@ -21,6 +21,7 @@ import threading
 import time
 from datetime import datetime
 from functools import lru_cache
+from typing import NamedTuple
 
 from django.conf import settings
 
@@ -151,11 +152,44 @@ def sockets_of(table_id: int, user_id: int) -> int:
     return sum(1 for _position, user in _live_members(table_id) if user == str(user_id))
 
 
-def connected(table_id: int, position: int | None, user_id: int, socket_id: str) -> set[int]:
+class Sockets(NamedTuple):
+    """The live sockets at a table: how many each online seat has (a person's tabs), and how
+    many watch without a seat."""
+
+    seats: dict[int, int]
+    watchers: int
+
+    @property
+    def online(self) -> set[int]:
+        return set(self.seats)
+
+
+class Seen(NamedTuple):
+    """Who is at the table as a socket last heard it from the presence frames: the seats online
+    and whether anyone watches. The play path may take it instead of a Redis look-up on a
+    person's action (docs/protocol.md, Presence): a moment out of date, it costs at most a
+    spectator's resync or a player a few seconds more on the clock, never a wrong move."""
+
+    online: frozenset[int]
+    watched: bool
+
+
+def connected(table_id: int, position: int | None, user_id: int, socket_id: str) -> Sockets:
     """A socket of this person opened at the table (`position` None: watching); returns the
-    seats online now."""
+    table's live sockets now."""
     _add(table_id, position, user_id, socket_id)
-    return _live_positions(table_id)
+    return sockets_at(table_id)
+
+
+def sockets_at(table_id: int) -> Sockets:
+    seats: dict[int, int] = {}
+    watchers = 0
+    for position, _user in _live_members(table_id):
+        if position == SPECTATOR:
+            watchers += 1
+        else:
+            seats[int(position)] = seats.get(int(position), 0) + 1
+    return Sockets(seats, watchers)
 
 
 def online_positions(table_id: int) -> set[int]:
@@ -201,9 +235,10 @@ def heartbeat_many(sockets: list[tuple[int, int | None, int, str]]) -> set[int]:
 
 def at_table(table_id: int) -> tuple[set[int], bool]:
     """The seats online and whether anyone watches without a seat, in one look-up (the play
-    path asks both on every action: who is away, and is the public group worth a frame)."""
-    members = _live_members(table_id)
-    return ({int(p) for p, _u in members if p != SPECTATOR}, any(p == SPECTATOR for p, _u in members))
+    path asks both when the turn passes and the socket's own `Seen` is not at hand: who is away,
+    and is the public group worth a frame)."""
+    sockets = sockets_at(table_id)
+    return sockets.online, sockets.watchers > 0
 
 
 def disconnected(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:

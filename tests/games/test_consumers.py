@@ -14,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.models import Game, Hand, Move
-from games.services import presence, turns
+from games.services import broadcast, play, presence, turns
 from tests.games.helpers import ORIGIN, make_user, started_table, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -251,6 +251,124 @@ async def test_two_tabs_of_one_player_both_receive_and_both_can_act(app):
     assert (await receive_type(tab1, "snapshot"))["version"] == 2
     await tab1.disconnect()
     await tab2.disconnect()
+
+
+async def test_a_lone_tab_gets_its_own_frames_directly_and_a_seat_with_two_tabs_through_the_layer(app, monkeypatch):
+    """An action's frames for the acting seat skip the channel layer only while the socket is
+    its seat's one tab and has the version before the change; the opponent's always go through."""
+    published: list[list[str]] = []
+    real = broadcast.deliver_async
+
+    async def spy(messages):
+        messages = list(messages)
+        published.append([group for group, _frame in messages])
+        await real(messages)
+
+    monkeypatch.setattr(broadcast, "deliver_async", spy)
+    anna, bruno, game = await two_player_game()
+    users = {0: anna, 1: bruno}
+    mover, other = game.to_move, 1 - game.to_move
+    own, theirs = broadcast.seat_group(game.table_id, mover), broadcast.seat_group(game.table_id, other)
+
+    def action_groups() -> list[str]:
+        return next(groups for groups in reversed(published) if theirs in groups)
+
+    # Connected but no snapshot yet: the socket has no version, so its frame goes round the layer.
+    tab1, _ = await connect(app, game.table_id, users[mover])
+    await receive_type(tab1, "presence")
+    await tab1.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
+    event = await receive_type(tab1, "event")
+    assert event["version"] == 1 and own in action_groups()
+    # Alone, with version 1: the discard's frame comes straight back, only theirs is published.
+    discard = event["view"]["hand"][0]
+    await tab1.send_json_to({"type": "action", "version": 1, "action": {"type": "discard", "card": discard}})
+    event = await receive_type(tab1, "event")
+    assert event["version"] == 2 and event["view"]["seat"] == mover and "hand" in event["view"]
+    assert own not in action_groups()
+
+    def opponent_plays(version: int) -> int:
+        play.submit_action(game_id=game.pk, seat=other, action={"type": "draw"}, actor="computer",
+                           expected_version=version)
+        card = EngineGame.from_dict(Game.objects.get(pk=game.pk).state).hand(other)[0].text
+        return play.submit_action(game_id=game.pk, seat=other, action={"type": "discard", "card": card},
+                                  actor="computer", expected_version=version + 1)
+
+    # A second tab opens: the first hears it (before the presence frame) and publishes again.
+    tab2, _ = await connect(app, game.table_id, users[mover])
+    await receive_type(tab1, "presence")
+    version = await database_sync_to_async(opponent_plays)(2)
+    assert [(await receive_type(tab1, "event"))["version"] for _ in range(2)] == [version - 1, version]
+    await hello(tab2)
+    await tab1.send_json_to({"type": "action", "version": version, "action": {"type": "draw"}})
+    e1, e2 = await receive_type(tab1, "event"), await receive_type(tab2, "event")
+    assert e1 == e2 and e1["version"] == version + 1 and own in action_groups()
+    discard = e1["view"]["hand"][0]
+    await tab1.send_json_to({"type": "action", "version": version + 1, "action": {"type": "discard", "card": discard}})
+    assert (await receive_type(tab2, "event"))["version"] == version + 2
+    assert (await receive_type(tab1, "event"))["version"] == version + 2
+    # It closes: the first tab is alone again and skips the layer again.
+    await tab2.disconnect()
+    await receive_type(tab1, "presence")
+    version = await database_sync_to_async(opponent_plays)(version + 2)
+    assert [(await receive_type(tab1, "event"))["version"] for _ in range(2)] == [version - 1, version]
+    await tab1.send_json_to({"type": "action", "version": version, "action": {"type": "draw"}})
+    assert (await receive_type(tab1, "event"))["version"] == version + 1
+    assert own not in action_groups()
+    await tab1.disconnect()
+
+
+async def test_the_socket_knows_who_is_at_the_table_and_spectators_get_every_event(app, monkeypatch):
+    """A person's action takes who is online and who watches from the socket's presence frames,
+    not from a Redis look-up; a spectator who came in counts at once, and one who left too."""
+    published: list[list[str]] = []
+    real = broadcast.deliver_async
+
+    async def spy(messages):
+        messages = list(messages)
+        published.append([group for group, _frame in messages])
+        await real(messages)
+
+    def no_lookup(table_id):
+        raise AssertionError("the play path looked presence up")
+
+    monkeypatch.setattr(broadcast, "deliver_async", spy)
+    monkeypatch.setattr(presence, "at_table", no_lookup)
+    anna, bruno, game = await two_player_game()
+    carla = await database_sync_to_async(make_user)("carla")
+    users = {0: anna, 1: bruno}
+    mover, other = game.to_move, 1 - game.to_move
+    public, theirs = broadcast.public_group(game.table_id), broadcast.seat_group(game.table_id, other)
+    player, _ = await connect(app, game.table_id, users[mover])
+    opponent, _ = await connect(app, game.table_id, users[other])
+    await receive_type(player, "presence")  # its own arrival
+    assert [s["online"] for s in (await receive_type(player, "presence"))["seats"]] == [True, True]
+    await hello(player)
+    # Nobody watches: the draw's public view is neither built nor published.
+    await player.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
+    event = await receive_type(player, "event")
+    assert next(g for g in reversed(published) if theirs in g) == [theirs]
+    # A spectator comes in: the player's socket hears it, and the discard reaches the spectator.
+    watcher, _ = await connect(app, game.table_id, carla)
+    frame = await receive_type(player, "presence")
+    assert frame["watchers"] == 1
+    assert (await hello(watcher))["version"] == 1
+    discard = event["view"]["hand"][0]
+    await player.send_json_to({"type": "action", "version": 1, "action": {"type": "discard", "card": discard}})
+    seen = await receive_type(watcher, "event")
+    assert seen["version"] == 2 and seen["action"] == {"type": "discard", "card": discard}
+    assert "hand" not in seen["view"] and public in next(g for g in reversed(published) if theirs in g)
+    # The turn passed to the opponent, who is online: its due time is the deadline, no one away.
+    game_row = await reload(game)
+    assert game_row.due_at == game_row.turn_deadline
+    # The spectator leaves: nobody watches again.
+    await watcher.disconnect()
+    assert (await receive_type(opponent, "presence"))["watchers"] == 0
+    assert [(await receive_type(opponent, "event"))["version"] for _ in range(2)] == [1, 2]
+    await opponent.send_json_to({"type": "action", "version": 2, "action": {"type": "draw"}})
+    assert (await receive_type(opponent, "event"))["version"] == 3
+    assert public not in next(g for g in reversed(published) if broadcast.seat_group(game.table_id, mover) in g)
+    await player.disconnect()
+    await opponent.disconnect()
 
 
 async def test_reconnect_with_hello_gets_the_missed_events_or_a_snapshot(app):
