@@ -436,6 +436,8 @@ class TableConsumer(SocketConsumer):
             if exc.code == "stale_version":
                 await self._send_snapshot()
             return
+        if applied.seen is not None:
+            self.seen = applied.seen
         await self._deliver_own(applied.messages)
         if applied.needs_follow_up:
             try:

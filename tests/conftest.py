@@ -101,7 +101,7 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen:
-    daphne = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+    daphne = [sys.executable, "-m", "burraco_site.asgi_server", "-b", "127.0.0.1", "-p", str(port),
               "burraco_site.asgi:application"]
     OUTPUT.mkdir(exist_ok=True)
     log = open(OUTPUT / f"daphne-{port}.log", "w")  # noqa: SIM115 (closed with the process)

@@ -141,7 +141,7 @@ class Stack:
     def start_daphne(self, index: int, port: int | None = None, wait: bool = True) -> int:
         port = port or free_port()
         process = self._spawn(f"daphne-{index}", [
-            sys.executable, "-m", "daphne", "--proxy-headers", "--websocket_connect_timeout", "20",
+            sys.executable, "-m", "burraco_site.asgi_server", "--proxy-headers", "--websocket_connect_timeout", "20",
             "-b", "127.0.0.1", "-p", str(port), "burraco_site.asgi:application",
         ])
         if wait:

@@ -92,6 +92,7 @@ class Applied:
     announce_presence: bool = False
     announce_table: bool = False
     turn_user: int | None = None  # the turn passed to this person, who is not at the table: the bell
+    seen: presence.Seen | None = None  # who is at the table, when the action looked it up
 
     def follow_up(self) -> None:
         """After the frames: presence and lobby news, and the computer's next move if it is due."""
@@ -322,13 +323,21 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
         new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
         mover = next(s for s in seats if s.position == engine_game.to_move)
         turn_user = None
+        looked = None
         if mover.position == seat and actor == Move.Actor.PERSON:
             # The person who just acted plays on (after a draw, a meld): online by definition,
             # the new due time is the deadline, and nobody's presence needs looking up.
             new_due = due_at if same_turn and due_at is not None else new_deadline
             watched = seen.watched if seen is not None else True
         else:
-            online, watched = (set(seen.online), seen.watched) if seen is not None else presence.at_table(table_id)
+            if seen is not None and (mover.computer_plays or not mover.user_id or mover.position in seen.online):
+                online, watched = set(seen.online), seen.watched
+            else:
+                # Nobody is marked away or rung for their turn on hearsay: a socket's presence
+                # frames are trusted only when they say the next mover is there; otherwise Redis
+                # says (and the socket keeps the answer, `Applied.seen`).
+                online, watched = presence.at_table(table_id)
+                looked = presence.Seen(frozenset(online), watched)
             # A person's turn keeps its due time; a computer's next move is due a little after
             # now (as on the locked path), not at the scheduler's lease that brought this one.
             keep_due = same_turn and due_at is not None and not mover.computer_plays
@@ -355,7 +364,8 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
     messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
                                actor=actor, action=record, played=engine_game, deadline=new_deadline,
                                spectators=watched)
-    return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays, turn_user=turn_user)
+    return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays, turn_user=turn_user,
+                   seen=looked)
 
 
 # ----------------------------------------------------------------------------- the locked path

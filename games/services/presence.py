@@ -267,9 +267,11 @@ def mark_away(table_id: int, position: int, since: datetime | None = None) -> da
         _memory.set_away(table_id, position, stamp)
         return datetime.fromisoformat(_memory.get_away(table_id, position))
     key = _prefix() + _away_key(table_id)
-    client.hsetnx(key, str(position), stamp)
-    client.expire(key, 24 * 3600)
-    return datetime.fromisoformat(client.hget(key, str(position)).decode())
+    pipe = client.pipeline(transaction=True)  # one round trip; no socket's heartbeat clears it in between
+    pipe.hsetnx(key, str(position), stamp)
+    pipe.expire(key, 24 * 3600)
+    pipe.hget(key, str(position))
+    return datetime.fromisoformat(pipe.execute()[2].decode())
 
 
 def clear_away(table_id: int) -> None:

@@ -129,3 +129,35 @@ def test_a_refusal_is_judged_on_the_game_not_on_the_kept_position():
     with pytest.raises(play.IllegalMove) as refused:
         apply_action(game_id=game.pk, seat=1 - seat, action={"type": "draw"}, user=users[1 - seat])
     assert refused.value.code == "not_playing"
+
+
+def test_a_socket_s_word_that_the_next_player_is_away_is_checked_before_anyone_is_marked(monkeypatch):
+    """`seen` (what the acting socket's presence frames said) spares the Redis look-up only when
+    it says the next mover is there; when it says they are away, Redis decides, so a stale frame
+    never marks an online player away nor rings their bell, and the socket gets the answer."""
+    from games.services import presence
+
+    users = [make_user("anna"), make_user("bruno")]
+    game = Game.objects.get(table=started_table(users))
+    seat = game.to_move
+    other = 1 - seat
+    presence.connected(game.table_id, other, users[other].pk, "bruno-tab")  # really there
+    looked: list[int] = []
+    real = presence.at_table
+    monkeypatch.setattr(presence, "at_table", lambda table_id: looked.append(table_id) or real(table_id))
+    stale = presence.Seen(frozenset({seat}), False)  # this socket never heard the other arrive
+    drawn = apply_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat], seen=stale)
+    assert looked == [] and drawn.seen is None  # the same person plays on: nothing to look up
+    applied = apply_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": _a_natural(game.pk, seat)},
+                           user=users[seat], expected_version=drawn.version, seen=stale)
+    assert looked == [game.table_id]
+    assert applied.seen == presence.Seen(frozenset({other}), False) and applied.turn_user is None
+    assert presence.away_since(game.table_id, other) is None
+    row = Game.objects.get(pk=game.pk)
+    assert row.due_at == row.turn_deadline
+    # With fresh word that they are there, no look-up at all.
+    fresh = presence.Seen(frozenset({seat, other}), False)
+    drawn = apply_action(game_id=game.pk, seat=other, action={"type": "draw"}, user=users[other], seen=fresh)
+    apply_action(game_id=game.pk, seat=other, action={"type": "discard", "card": _a_natural(game.pk, other)},
+                 user=users[other], expected_version=drawn.version, seen=fresh)
+    assert looked == [game.table_id]
