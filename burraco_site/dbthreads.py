@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.db import close_old_connections
+from django.utils import translation
 
 _executor = ThreadPoolExecutor(max_workers=int(os.environ.get("DB_THREADS", "8")), thread_name_prefix="db")
 _pending = 0  # calls submitted and not finished (touched on the event loop only)
@@ -42,22 +43,26 @@ def run_db(func):
         try:
             loop = asyncio.get_running_loop()
             context = contextvars.copy_context()
-            return await loop.run_in_executor(_executor, context.run, _in_thread, loop, func, args, kwargs)
+            return await loop.run_in_executor(_executor, context.run, _in_thread, loop, translation.get_language(),
+                                              func, args, kwargs)
         finally:
             _pending -= 1
 
     return bounded
 
 
-def _in_thread(loop: asyncio.AbstractEventLoop, func, args: tuple, kwargs: dict):
-    """On a pool thread: a pooled connection for the call, given back when it ends. The thread
-    also knows the server's loop, as asgiref's threads do, so that `async_to_sync` (the in-memory
-    channel layer of the single-process mode) sends on it."""
+def _in_thread(loop: asyncio.AbstractEventLoop, language: str | None, func, args: tuple, kwargs: dict):
+    """On a pool thread: a pooled connection for the call, given back when it ends, and the
+    caller's language (Django keeps it in thread-tagged storage that a copied context does not
+    carry to another thread; the services' refusals are worded in it). The thread also knows
+    the server's loop, as asgiref's threads do, so that `async_to_sync` (the in-memory channel
+    layer of the single-process mode) sends on it."""
     SyncToAsync.threadlocal.main_event_loop = loop
     SyncToAsync.threadlocal.main_event_loop_pid = os.getpid()
     close_old_connections()
     try:
-        return func(*args, **kwargs)
+        with translation.override(language):
+            return func(*args, **kwargs)
     finally:
         close_old_connections()
 
