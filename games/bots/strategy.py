@@ -47,11 +47,11 @@ class Params:
     pile_same_rank: float = 6.0  # a discard pairing a rank in the pile makes the pile a set for the taker
     pile_near1: float = 0.0  # ... or a run: a pile card of its suit one place away
     pile_near2: float = 0.0  # ... two places away
-    race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
+    race_hand: int = 6  # before the pozzetto, spend wilds once the hand is this short (8 before the 9-card search)
     early_draws: int = 18  # the first cards drawn from the stock: no dirty 3-card meld unless racing
     lone_wild_hand: int = 4  # after the pozzetto, a hand this short lays its wild off first
     finish_hand: int = 9  # search the turn for the pozzetto or a close when the hand is this short
-    finish_nodes: int = 200  # positions the search may visit (100 found 251 of the 252 lines 3,000 found)
+    finish_nodes: int = 100  # positions the search may visit (100 found 251 of the 252 lines 3,000 found)
     sequence_bonus: float = 6.0
     threat_hand: int = 4  # the others may close soon: pozzetto, a burraco and this many cards or fewer
 

@@ -156,3 +156,15 @@ def test_the_turn_search_takes_the_pozzetto_from_a_seven_card_hand():
     actions = turn(game)
     assert game.pozzetto_state[0] == "taken", actions
     assert actions[-1] == {"type": "discard", "card": "KS"}, actions
+
+
+def test_a_seven_card_hand_keeps_its_wild_while_the_stock_is_long():
+    # Before the pozzetto, 7 cards after the draw, the stock long: 7H 7D JK would not reach the
+    # pozzetto this turn (the turn search, from 9 cards, plays a dirty meld when it does), so the
+    # joker is kept for a meld that can become a burraco. The racing hand was 8 cards before.
+    hand = "7H 7D JK 4S 9D KC"
+    other = "3S 4H 5C"
+    game = Game.setup(RULES, hands=[hand, other], stock=["QS"] + filler(50, f"{hand} QS {other} {POZZETTO}"),
+                      pozzetti=[POZZETTO, None], to_move=0)
+    actions = turn(game)
+    assert not [a for a in actions if a["type"] == "meld" and "JK" in a["cards"]], actions
