@@ -34,7 +34,9 @@ from .strategy import (
     draw_action,
     finishing_line,
     greedy_action,
+    hopeless,  # moved to strategy: finishing_line skips the search with it
     opponents_can_take,
+    stranded,  # noqa: F401  (moved to strategy; kept importable from here)
 )
 
 # The budget is CPU time of the deciding thread (`time.thread_time`), so a worker that also serves
@@ -258,60 +260,6 @@ def _lays_off(meld: Meld, card: Card, game: Game) -> bool:
     except IllegalMove:
         return False
     return True
-
-
-def hopeless(game: Game, seat: int) -> bool:
-    """The turn search (`strategy.finishing_line`) surely finds nothing: two cards of the hand
-    cannot leave it (:func:`stranded`), or the pozzetto is gone (so only a close would do), the
-    side has no burraco and no meld, nor the hand itself, could reach the seven cards of one."""
-    side = seat % 2
-    hand = game.hands[seat]
-    table = game.table[side]
-    if stranded(hand, table) > 1:
-        return True
-    if game.pozzetto_state[side] == "available" or any(m.burraco for m in table):
-        return False
-    n = len(hand)
-    return n < 7 and all(len(m.cards) + n < 7 for m in table)
-
-
-def stranded(hand: list[Card], table: list[Meld]) -> int:
-    """How many natural cards of `hand` can surely not leave it this turn: none of the side's
-    melds could take them and they make no meld with the rest of the hand.
-
-    An over-estimate of what can leave (so an under-estimate of this count): a wild can always
-    go; a natural can go if its side has a set of its rank or a run of its suit that the other
-    cards of the hand could bridge to it (each fills one place), or if the hand holds another
-    natural of its rank, or of its suit within two places (a meld holds at most one wild, so two
-    of its naturals are at most two places apart). The turn search needs all but one card to
-    leave the hand, so with two stranded cards it finds nothing and need not run.
-    """
-    set_ranks = {m.low for m in table if m.kind == "set"}
-    reach = len(hand)  # the other cards (and the place next to the run) may bridge a gap
-    runs = [(m.suit, m.low - reach, m.high + reach) for m in table if m.kind == "sequence"]
-    count = 0
-    for i, c in enumerate(hand):
-        if c.is_wild or c.rank in set_ranks:
-            continue
-        places = (1, 14) if c.rank == 1 else (c.rank,)
-        if any(suit == c.suit and lo <= p <= hi for suit, lo, hi in runs for p in places):
-            continue
-        partner = False
-        for j, o in enumerate(hand):
-            if j == i or o.rank == 0:
-                continue
-            if o.rank == c.rank:  # c is natural, so is o: a set
-                partner = True
-                break
-            if o.suit != c.suit:
-                continue
-            o_places = (1, 14) if o.rank == 1 else (o.rank,)
-            if any(0 < abs(p - q) <= 2 for p in places for q in o_places):
-                partner = True
-                break
-        if not partner:
-            count += 1
-    return count
 
 
 def _rollout(game: Game, seat: int, action: Action, rng: random.Random, player: RolloutPlayer) -> float:

@@ -47,11 +47,11 @@ class Params:
     pile_same_rank: float = 6.0  # a discard pairing a rank in the pile makes the pile a set for the taker
     pile_near1: float = 0.0  # ... or a run: a pile card of its suit one place away
     pile_near2: float = 0.0  # ... two places away
-    race_hand: int = 8  # before the pozzetto, spend wilds once the hand is this short
+    race_hand: int = 6  # before the pozzetto, spend wilds once the hand is this short (8 before the 9-card search)
     early_draws: int = 18  # the first cards drawn from the stock: no dirty 3-card meld unless racing
     lone_wild_hand: int = 4  # after the pozzetto, a hand this short lays its wild off first
-    finish_hand: int = 6  # search the turn for the pozzetto or a close when the hand is this short
-    finish_nodes: int = 200  # positions the search may visit (the p99 decision stays a few ms)
+    finish_hand: int = 9  # search the turn for the pozzetto or a close when the hand is this short
+    finish_nodes: int = 100  # positions the search may visit (100 found 251 of the 252 lines 3,000 found)
     sequence_bonus: float = 6.0
     threat_hand: int = 4  # the others may close soon: pozzetto, a burraco and this many cards or fewer
 
@@ -578,21 +578,88 @@ def _finishing_plays(g: Game, seat: int) -> list[Action]:
                 plays.append({"type": "lay_off", "meld": meld.id, "cards": list(texts)})
     if n >= 4:
         texts = [c.text for c in hand]
-        for group in [texts] + [texts[:i] + texts[i + 1:] for i in range(n)]:
-            if len(group) >= 4:
-                try:
-                    check_meld(group, g.ruleset)
-                except IllegalMove:
-                    continue
-                plays.append({"type": "meld", "cards": group})
+        for i in range(-1, n):
+            group = hand if i < 0 else hand[:i] + hand[i + 1:]
+            if len(group) < 4 or not _may_meld(group):
+                continue
+            cards = texts if i < 0 else texts[:i] + texts[i + 1:]
+            try:
+                check_meld(cards, g.ruleset)
+            except IllegalMove:
+                continue
+            plays.append({"type": "meld", "cards": cards})
     return plays
+
+
+def _may_meld(cards: list[Card]) -> bool:
+    """False when `cards` surely make no meld (a quick test before the engine's `check_meld`):
+    a meld holds at most two cards that may be wild (a wild and the 2 of a run's own suit), and
+    its other cards share a rank (a set) or a suit (a run)."""
+    naturals = [c for c in cards if not c.is_wild]
+    if len(cards) - len(naturals) > 2:
+        return False
+    return len({c.rank for c in naturals}) <= 1 or len({c.suit for c in naturals}) <= 1
 
 
 def _table_worth(g: Game, side: int) -> float:
     return float(sum(m.points + m.bonus for m in g.table[side]))
 
 
-def finishing_line(g: Game, seat: int, params: Params = DEFAULT) -> list[Action] | None:
+def hopeless(game: Game, seat: int) -> bool:
+    """The turn search (`strategy.finishing_line`) surely finds nothing: two cards of the hand
+    cannot leave it (:func:`stranded`), or the pozzetto is gone (so only a close would do), the
+    side has no burraco and no meld, nor the hand itself, could reach the seven cards of one."""
+    side = seat % 2
+    hand = game.hands[seat]
+    table = game.table[side]
+    if stranded(hand, table) > 1:
+        return True
+    if game.pozzetto_state[side] == "available" or any(m.burraco for m in table):
+        return False
+    n = len(hand)
+    return n < 7 and all(len(m.cards) + n < 7 for m in table)
+
+
+def stranded(hand: list[Card], table: list[Meld]) -> int:
+    """How many natural cards of `hand` can surely not leave it this turn: none of the side's
+    melds could take them and they make no meld with the rest of the hand.
+
+    An over-estimate of what can leave (so an under-estimate of this count): a wild can always
+    go; a natural can go if its side has a set of its rank or a run of its suit that the other
+    cards of the hand could bridge to it (each fills one place), or if the hand holds another
+    natural of its rank, or of its suit within two places (a meld holds at most one wild, so two
+    of its naturals are at most two places apart). The turn search needs all but one card to
+    leave the hand, so with two stranded cards it finds nothing and need not run.
+    """
+    set_ranks = {m.low for m in table if m.kind == "set"}
+    reach = len(hand)  # the other cards (and the place next to the run) may bridge a gap
+    runs = [(m.suit, m.low - reach, m.high + reach) for m in table if m.kind == "sequence"]
+    count = 0
+    for i, c in enumerate(hand):
+        if c.is_wild or c.rank in set_ranks:
+            continue
+        places = (1, 14) if c.rank == 1 else (c.rank,)
+        if any(suit == c.suit and lo <= p <= hi for suit, lo, hi in runs for p in places):
+            continue
+        partner = False
+        for j, o in enumerate(hand):
+            if j == i or o.rank == 0:
+                continue
+            if o.rank == c.rank:  # c is natural, so is o: a set
+                partner = True
+                break
+            if o.suit != c.suit:
+                continue
+            o_places = (1, 14) if o.rank == 1 else (o.rank,)
+            if any(0 < abs(p - q) <= 2 for p in places for q in o_places):
+                partner = True
+                break
+        if not partner:
+            count += 1
+    return count
+
+
+def finishing_line(g: Game, seat: int, params: Params = DEFAULT, *, prune: bool = True) -> list[Action] | None:
     """A line of this turn that takes the pozzetto (before it) or closes (after it), searched
     with the engine on copies of `g`; None when there is none within `finish_nodes` positions or
     the hand is longer than `finish_hand`. Of the lines found, the one leaving the most on the
@@ -606,6 +673,8 @@ def finishing_line(g: Game, seat: int, params: Params = DEFAULT) -> list[Action]
     hand = g.hands[seat]
     if len(hand) > params.finish_hand or g.phase != "play":
         return None
+    if prune and hopeless(g, seat):  # (`prune=False` only for the test of `hopeless`)
+        return None
     want_pozzetto = g.pozzetto_state[side] == "available"
     best: tuple[float, list[Action]] | None = None
 
@@ -615,23 +684,38 @@ def finishing_line(g: Game, seat: int, params: Params = DEFAULT) -> list[Action]
         if best is None or worth > best[0]:
             best = (worth, line)
 
-    stack: list[tuple[Game, list[Action]]] = [(g, [])]
+    # Depth first. A child is copied and played only when it is popped (most children of a
+    # position are never reached within the budget); a play that empties the hand (the
+    # pozzetto in diretta, a close) is played at once, as it ends the line.
+    stack: list[tuple[Game, list[Action], Action | None]] = [(g, [], None)]
     seen: set[tuple[Any, ...]] = set()
     nodes = 0
     while stack and nodes < params.finish_nodes:
-        node, path = stack.pop()
+        parent, path, action = stack.pop()
+        if action is None:
+            node = parent
+        else:
+            node = parent.copy()
+            try:
+                node.apply(seat, action)
+            except IllegalMove:
+                continue
         key = (tuple(sorted(c.text for c in node.hands[seat])),
                tuple(sorted(tuple(m.texts()) for m in node.table[side])))
         if key in seen:
             continue
         seen.add(key)
         nodes += 1
-        if len(node.hands[seat]) == 1:
+        size = len(node.hands[seat])
+        if size == 1:
             for a in node.legal_actions(seat, kinds=("discard",)):
                 # The last card goes: with it the pozzetto, or after it the close.
                 if want_pozzetto or node.has_burraco(side):
                     found(node, path + [a])
         for a in _finishing_plays(node, seat):
+            if len(a["cards"]) < size:
+                stack.append((node, path + [a], a))
+                continue
             after = node.copy()
             try:
                 after.apply(seat, a)
@@ -640,11 +724,8 @@ def finishing_line(g: Game, seat: int, params: Params = DEFAULT) -> list[Action]
             if after.hand_over:
                 if after.closed_by == seat:
                     found(after, path + [a])
-                continue
-            if want_pozzetto and after.pozzetto_state[side] != "available":
+            elif want_pozzetto and after.pozzetto_state[side] != "available":
                 found(after, path + [a])
-                continue
-            stack.append((after, path + [a]))
     return best[1] if best else None
 
 

@@ -144,3 +144,27 @@ def test_a_wild_rather_than_the_card_that_completes_their_burraco():
                       melds=[[], ["8D 9D TD JD QD 2C"]], to_move=0)
     actions = turn(game)
     assert actions[-1] == {"type": "discard", "card": "2S"}, actions
+
+
+def test_the_turn_search_takes_the_pozzetto_from_a_seven_card_hand():
+    # 5H 6H 7H and 8H 8C 8D go down and KS is thrown: the pozzetto. The greedy player alone
+    # lays the longer run 5H-8H and strands 8C 8D; the search (from 6 cards before, 9 now) sees
+    # the whole turn.
+    used = "5H 6H 7H 8H 8C 8D KS 3S 4C 9D " + POZZETTO
+    game = Game.setup(RULES, hands=["5H 6H 7H 8H 8C 8D", "3S 4C 9D"], stock=["KS"] + filler(20, used),
+                      pozzetti=[POZZETTO, None], to_move=0)
+    actions = turn(game)
+    assert game.pozzetto_state[0] == "taken", actions
+    assert actions[-1] == {"type": "discard", "card": "KS"}, actions
+
+
+def test_a_seven_card_hand_keeps_its_wild_while_the_stock_is_long():
+    # Before the pozzetto, 7 cards after the draw, the stock long: 7H 7D JK would not reach the
+    # pozzetto this turn (the turn search, from 9 cards, plays a dirty meld when it does), so the
+    # joker is kept for a meld that can become a burraco. The racing hand was 8 cards before.
+    hand = "7H 7D JK 4S 9D KC"
+    other = "3S 4H 5C"
+    game = Game.setup(RULES, hands=[hand, other], stock=["QS"] + filler(50, f"{hand} QS {other} {POZZETTO}"),
+                      pozzetti=[POZZETTO, None], to_move=0)
+    actions = turn(game)
+    assert not [a for a in actions if a["type"] == "meld" and "JK" in a["cards"]], actions
