@@ -8,10 +8,12 @@ as a person would); the candidate with the best average outcome for its side win
 being the score as it stands plus the cards in hand at half (:func:`promise`, a richer leaf,
 is there but off: it measured weaker). The same worlds and the same look-ahead dice serve every
 candidate, so the comparison is between the moves and not between lucky and unlucky deals.
-Melds and lay-offs follow the greedy player (they are rarely close calls and cost time), and so
-do the pozzetto and the close when the greedy player's turn search finds them
-(`strategy.finishing_line`). It stops sampling when its budget of CPU time
-runs out (or, on a machine so busy that the wall clock runs far ahead, at a wall-clock cap).
+Melds and lay-offs follow the greedy player's turn (:func:`turn_plan`), but where that turn
+spends a wild esperto also plays the same turn keeping its wilds in hand, each to its discard and
+on through the look-ahead, and keeps the wilds when that is worth more; the pozzetto and the close
+follow the greedy player's turn search when it finds them (`strategy.finishing_line`). It stops
+sampling when its budget of CPU time runs out (or, on a machine so busy that the wall clock runs
+far ahead, at a wall-clock cap).
 """
 
 from __future__ import annotations
@@ -62,8 +64,14 @@ OPPONENT_TAKES_USABLE = 2
 # discards (issue 13), against an opponent model that, like medio, seldom takes a one-card pile
 # for a lay-off; a person does.
 SAFE_DISCARDS = True
+# In the play phase esperto also weighs medio's turn played as if the wilds were not in hand (they
+# stay there: no dirty meld, no wild laid off this turn) against medio's own turn, whenever the two
+# part ways; each is played to its discard in every sampled world, and the look-ahead follows.
+PLAN_KEEP_WILDS = True
+MAX_PLAN_ACTIONS = 24  # a turn's plays and its discard (a safety bound: a turn is far shorter)
 
 Action = dict[str, Any]
+Plan = list[Action]  # actions of one seat, the first is the decision's; the rest follow in order
 
 
 def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: float | None = None,
@@ -86,9 +94,9 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     seat = view["seat"]
     memory = memory_of(view, record)
     game = _deal(view, rng, memory)
-    candidates = _candidates(game, seat, params)
+    candidates = _plans(game, seat, params)
     if len(candidates) == 1:
-        return candidates[0]
+        return candidates[0][0]
     totals = [0.0] * len(candidates)
     player = RolloutPlayer(params, seat % 2)
     sampled = 0
@@ -118,7 +126,7 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
     if best != 0 and (totals[best] - totals[0]) / weights < DEVIATION_MARGIN:
         best = 0
-    return candidates[best]
+    return candidates[best][0]
 
 
 def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random.Random, *,
@@ -142,7 +150,7 @@ def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             sample = world.copy() if i < len(candidates) - 1 else world
-            totals[i] += weight * _rollout(sample, seat, action, random.Random(seed), player)
+            totals[i] += weight * _rollout(sample, seat, [action], random.Random(seed), player)
     return [t / weights for t in totals]
 
 
@@ -160,18 +168,82 @@ def ranked_discards(game: Game, seat: int, params: Params = DEFAULT) -> list[str
 
 def _candidates(game: Game, seat: int, params: Params) -> list[Action]:
     """The actions worth comparing; the greedy player's own choice comes first (ties keep it)."""
+    return [plan[0] for plan in _plans(game, seat, params)]
+
+
+def _plans(game: Game, seat: int, params: Params) -> list[Plan]:
+    """The plans worth comparing, each starting with a different action; the greedy player's own
+    choice comes first (ties keep it). A draw or a discard is a plan of one action (the look-ahead
+    plays on); a meld or a lay-off is the rest of the turn (:func:`turn_plan`)."""
     if game.phase == "draw":
         greedy = draw_action(game, seat, params)
         if not game.discard_pile or not game.stock:
-            return [greedy]
+            return [[greedy]]
         other = {"type": "take_discards"} if greedy["type"] == "draw" else {"type": "draw"}
-        return [greedy, other]
+        return [[greedy], [other]]
     line = finishing_line(game, seat, params)  # the pozzetto or a winning close this turn
     if line:
-        return [line[0]]
+        return [[line[0]]]
     play = best_play(game, seat, params)
     if play is not None:
-        return [play]
+        if not (PLAN_KEEP_WILDS and any(c.is_wild for c in game.hands[seat])):
+            return [[play]]
+        greedy_plan = turn_plan(game, seat, params)
+        held = turn_plan(game, seat, params, keep_wilds=True)
+        if held and held[0] != greedy_plan[0]:
+            return [greedy_plan, held]
+        return [[play]]
+    return [[action] for action in _discard_candidates(game, seat, params)]
+
+
+def turn_plan(game: Game, seat: int, params: Params = DEFAULT, *, keep_wilds: bool = False) -> Plan:
+    """The rest of `seat`'s turn as the greedy player plays it (its plays, then its discard),
+    tried on a copy of `game`. With `keep_wilds` its plays are chosen as if the wilds were not in
+    hand, so they stay there (no dirty meld, no wild laid off), unless its turn search finds the
+    pozzetto or a close, which it takes.
+
+    It reads only the seat's hand and the table, so the plan is the same in every sampled world;
+    it stops where the pozzetto is taken (the cards that come next are not known) or the hand
+    ends, and the look-ahead plays on from there."""
+    g = game.copy()
+    side = seat % 2
+    pozzetto = g.pozzetto_state[side]
+    plan: Plan = []
+    for _ in range(MAX_PLAN_ACTIONS):
+        if g.hand_over or g.phase != "play" or g.to_move != seat or g.pozzetto_state[side] != pozzetto:
+            break
+        if keep_wilds:
+            line = finishing_line(g, seat, params)
+            if line:
+                action = line[0]
+            else:
+                action = best_play(_without_wilds(g, seat), seat, params) or discard_action(g, seat, params)
+        else:
+            action = greedy_action(g, seat, None, params)
+        try:
+            g.apply(seat, action)
+        except IllegalMove:  # a play chosen without the wilds that the full hand may not make
+            if action["type"] == "discard":
+                break
+            action = discard_action(g, seat, params)
+            g.apply(seat, action)
+        plan.append(action)
+        if action["type"] == "discard":
+            break
+    return plan
+
+
+def _without_wilds(game: Game, seat: int) -> Game:
+    """A copy of `game` in which `seat` holds only its natural cards (for choosing plays that
+    spend no wild; a 2 counts as a wild here even where it could stand as itself)."""
+    g = game.copy()
+    g.hands[seat] = [c for c in g.hands[seat] if not c.is_wild]
+    return g
+
+
+def _discard_candidates(game: Game, seat: int, params: Params) -> list[Action]:
+    """Medio's discard first, then the best of the others by its reckoning (no wild, nothing
+    that feeds the other side while something safe is left)."""
     legal = [a["card"] for a in game.legal_actions(seat, kinds=("discard",))]
     scores = discard_scores(game, seat, legal, params)
     ranked = sorted(legal, key=lambda t: (scores[t], t))
@@ -262,10 +334,14 @@ def _lays_off(meld: Meld, card: Card, game: Game) -> bool:
     return True
 
 
-def _rollout(game: Game, seat: int, action: Action, rng: random.Random, player: RolloutPlayer) -> float:
+def _rollout(game: Game, seat: int, plan: Plan, rng: random.Random, player: RolloutPlayer) -> float:
+    """Play `plan` for `seat`, then the look-ahead, and value the end for `seat`'s side."""
     side = seat % 2
-    game.apply(seat, action)
-    turns_left = HORIZON_TURNS
+    for action in plan:
+        if game.hand_over:
+            break
+        game.apply(seat, action)
+    turns_left = HORIZON_TURNS  # turn ends after the plan's
     steps = 0
     while not game.hand_over and turns_left > 0 and steps < 200:
         mover = game.to_move
