@@ -59,10 +59,10 @@ def test_keep_wilds_plan_lays_no_wild_and_is_legal():
 
 
 def _dirty_meld_position() -> Game:
-    """Seat 0 has drawn, 8 cards (racing to the pozzetto); medio melds 9-J-Q of hearts with the
+    """Seat 0 has drawn, 6 cards (racing to the pozzetto); medio melds 9-J-Q of hearts with the
     joker (the 10 missing)."""
     game = Game.setup(Ruleset.preset("classico"),
-                      hands=["JH QC 9H 6C QH JC 7S", "3C 4C 5D 6D 7D 8C 9C TC 2D KS AS"],
+                      hands=["JH QC 9H 6C QH", "3C 4C 5D 6D 7D 8C 9C TC 2D KS AS"],
                       stock="JK 5H 5C 8S 8H 3D TH", discard="4D", to_move=0,
                       pozzetti=["3S 4S 5S 6S 7H 8H 9S TS JS QS KS", "3H 4H 5H 6H 7C 8D 9D TD JD QD KH"])
     game.apply(0, {"type": "draw"})
