@@ -6,19 +6,7 @@ import random
 
 from games.bots import expert, knowledge, strategy
 from games.engine import Card, Game, Ruleset, check_meld
-
-
-def _positions(hands: int, seed: int):
-    """Every position of a few medio-against-medio hands (the game before each action)."""
-    rng = random.Random(seed)
-    for _ in range(hands):
-        game = Game.new(Ruleset.preset("classico"), rng=random.Random(rng.getrandbits(64)))
-        for _ in range(3000):
-            if game.hand_over:
-                break
-            seat = game.to_move
-            yield game, seat
-            game.apply(seat, strategy.greedy_action(game, seat, rng))
+from tests.bots.helpers import medio_positions
 
 
 def test_rollout_player_is_the_greedy_player_when_the_opponent_is_medio():
@@ -27,7 +15,7 @@ def test_rollout_player_is_the_greedy_player_when_the_opponent_is_medio():
     player, remembered across the positions of several hands)."""
     player = expert.RolloutPlayer(strategy.DEFAULT, 0, opponent_takes_usable=0)
     compared = lines = 0
-    for game, seat in _positions(6, 131):
+    for game, seat in medio_positions(6, 131):
         want = strategy.greedy_action(game, seat, random.Random(1))
         assert player.action(game, seat, random.Random(1)) == want
         compared += 1
@@ -37,7 +25,7 @@ def test_rollout_player_is_the_greedy_player_when_the_opponent_is_medio():
 
 def test_hopeless_only_where_the_turn_search_finds_nothing():
     skipped = 0
-    for game, seat in _positions(8, 7):
+    for game, seat in medio_positions(8, 7):
         if game.phase != "play" or len(game.hands[seat]) > strategy.DEFAULT.finish_hand:
             continue
         if expert.hopeless(game, seat):
@@ -155,7 +143,7 @@ def _fake_clocks(monkeypatch, cpu_per_world: float, wall_per_world: float) -> li
 
 def _a_decision() -> tuple[dict, int]:
     """A discard with several candidates."""
-    for game, seat in _positions(1, 5):
+    for game, seat in medio_positions(1, 5):
         if game.phase != "play":
             continue
         view = game.view(seat)
@@ -197,7 +185,7 @@ def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypat
     def feeding_discards(safe_discards: bool) -> tuple[int, int]:
         monkeypatch.setattr(expert, "SAFE_DISCARDS", safe_discards)
         compared = fed = 0
-        for game, seat in _positions(6, 21):
+        for game, seat in medio_positions(6, 21):
             if game.phase != "play":
                 continue
             view = game.view(seat)

@@ -6,20 +6,14 @@ import random
 
 from games.bots import expert, knowledge, strategy
 from games.engine import Card, Game, Ruleset
+from tests.bots.helpers import medio_positions
 
 
 def _play_positions(hands: int, seed: int):
     """The play-phase positions of a few medio-against-medio hands where the mover holds a wild."""
-    rng = random.Random(seed)
-    for _ in range(hands):
-        game = Game.new(Ruleset.preset("classico"), rng=random.Random(rng.getrandbits(64)))
-        for _ in range(3000):
-            if game.hand_over:
-                break
-            seat = game.to_move
-            if game.phase == "play" and any(c.is_wild for c in game.hands[seat]):
-                yield game, seat
-            game.apply(seat, strategy.greedy_action(game, seat, rng))
+    for game, seat in medio_positions(hands, seed):
+        if game.phase == "play" and any(c.is_wild for c in game.hands[seat]):
+            yield game, seat
 
 
 def _plays_wild(action: dict) -> bool:

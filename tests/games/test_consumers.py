@@ -48,6 +48,21 @@ def app():
     return asgi_application()
 
 
+@pytest.fixture
+def published(monkeypatch) -> list[list[str]]:
+    """The groups of every batch the sockets publish on the channel layer, in order."""
+    batches: list[list[str]] = []
+    real = broadcast.deliver_async
+
+    async def spy(messages):
+        messages = list(messages)
+        batches.append([group for group, _frame in messages])
+        await real(messages)
+
+    monkeypatch.setattr(broadcast, "deliver_async", spy)
+    return batches
+
+
 async def connect(app, table_id: int, user=None, origin=ORIGIN):
     headers = await database_sync_to_async(ws_headers)(user, origin)
     comm = WebsocketCommunicator(app, f"/ws/table/{table_id}/", headers=headers)
@@ -253,18 +268,9 @@ async def test_two_tabs_of_one_player_both_receive_and_both_can_act(app):
     await tab2.disconnect()
 
 
-async def test_a_lone_tab_gets_its_own_frames_directly_and_a_seat_with_two_tabs_through_the_layer(app, monkeypatch):
+async def test_a_lone_tab_gets_its_own_frames_directly_and_a_seat_with_two_tabs_through_the_layer(app, published):
     """An action's frames for the acting seat skip the channel layer only while the socket is
     its seat's one tab and has the version before the change; the opponent's always go through."""
-    published: list[list[str]] = []
-    real = broadcast.deliver_async
-
-    async def spy(messages):
-        messages = list(messages)
-        published.append([group for group, _frame in messages])
-        await real(messages)
-
-    monkeypatch.setattr(broadcast, "deliver_async", spy)
     anna, bruno, game = await two_player_game()
     users = {0: anna, 1: bruno}
     mover, other = game.to_move, 1 - game.to_move
@@ -317,21 +323,13 @@ async def test_a_lone_tab_gets_its_own_frames_directly_and_a_seat_with_two_tabs_
     await tab1.disconnect()
 
 
-async def test_the_socket_knows_who_is_at_the_table_and_spectators_get_every_event(app, monkeypatch):
+async def test_the_socket_knows_who_is_at_the_table_and_spectators_get_every_event(app, published, monkeypatch):
     """A person's action takes who is online and who watches from the socket's presence frames,
     not from a Redis look-up; a spectator who came in counts at once, and one who left too."""
-    published: list[list[str]] = []
-    real = broadcast.deliver_async
-
-    async def spy(messages):
-        messages = list(messages)
-        published.append([group for group, _frame in messages])
-        await real(messages)
 
     def no_lookup(table_id):
         raise AssertionError("the play path looked presence up")
 
-    monkeypatch.setattr(broadcast, "deliver_async", spy)
     monkeypatch.setattr(presence, "at_table", no_lookup)
     anna, bruno, game = await two_player_game()
     carla = await database_sync_to_async(make_user)("carla")

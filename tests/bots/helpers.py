@@ -1,0 +1,23 @@
+"""Positions for the computer players' tests."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from games.bots import strategy
+from games.engine import Game, Ruleset
+
+
+def medio_positions(hands: int, seed: int) -> Iterator[tuple[Game, int]]:
+    """Every position of a few medio-against-medio hands (the game before each action, and the
+    seat to move); the game is played on after each yield, so copy it to keep it."""
+    rng = random.Random(seed)
+    for _ in range(hands):
+        game = Game.new(Ruleset.preset("classico"), rng=random.Random(rng.getrandbits(64)))
+        for _ in range(3000):
+            if game.hand_over:
+                break
+            seat = game.to_move
+            yield game, seat
+            game.apply(seat, strategy.greedy_action(game, seat, rng))
