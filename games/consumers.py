@@ -284,8 +284,8 @@ class TableConsumer(SocketConsumer):
         self.position = position
         await self._join_groups()
         await run_db(presence.disconnected)(self.table_id, old, self.user_id, self.channel_name)
-        online = await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
-        await self._count_tabs(online.get(position, 0) if position is not None else 0)
+        sockets = await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
+        await self._count_tabs(sockets.seats.get(position, 0) if position is not None else 0)
         await self._announce_presence()
 
     async def _count_tabs(self, sockets: int) -> None:
@@ -293,8 +293,11 @@ class TableConsumer(SocketConsumer):
         they no longer are (a `seat.tabs` message on the seat's group, never sent to a page)."""
         self.alone = self.position is not None and sockets == 1
         if self.position is not None and sockets > 1:
-            await self.channel_layer.group_send(broadcast.seat_group(self.table_id, self.position),
-                                                {"type": "seat.tabs", "count": sockets})
+            await self._tell_tabs(sockets)
+
+    async def _tell_tabs(self, count: int) -> None:
+        await self.channel_layer.group_send(broadcast.seat_group(self.table_id, self.position),
+                                            {"type": "seat.tabs", "count": count})
 
     async def seat_tabs(self, message: dict[str, Any]) -> None:
         """Another tab of this seat opened or closed (from the seat's group)."""
@@ -320,9 +323,8 @@ class TableConsumer(SocketConsumer):
                 last = await run_db(presence.disconnected)(self.table_id, self.position, self.user_id,
                                                            self.channel_name)
                 if self.position is not None and not last:  # the seat's other tabs (told first): one may be alone
-                    left = (await run_db(presence.sockets_at)(self.table_id)).seats.get(self.position, 0)
-                    await self.channel_layer.group_send(broadcast.seat_group(self.table_id, self.position),
-                                                        {"type": "seat.tabs", "count": left})
+                    sockets = await run_db(presence.sockets_at)(self.table_id)
+                    await self._tell_tabs(sockets.seats.get(self.position, 0))
                 await self._announce_presence()  # a seat, or the count of who watches, changed
                 if last and self.finished:
                     # A rematch offer ends when a person leaves the finished table, unless their

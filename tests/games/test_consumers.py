@@ -448,9 +448,14 @@ async def test_a_socket_on_a_waiting_table_follows_the_start(app):
 
         tables.sit(table_id=table.pk, user=bruno, position=1)
 
+    watcher, _ = await connect(app, table.pk, bruno)  # bruno watches, then sits: his socket moves
+    assert (await hello(watcher))["seat"] is None
     await bruno_sits()
     frame = await receive_type(comm, "snapshot")
     assert frame["version"] == 0 and len(frame["view"]["hand"]) == 11
+    moved = await receive_type(watcher, "snapshot")
+    assert moved["seat"] == 1 and len(moved["view"]["hand"]) == 11
+    await watcher.disconnect()
     await comm.disconnect()
 
 
