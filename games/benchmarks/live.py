@@ -374,6 +374,17 @@ def collector_paused() -> Iterator[Pauses]:
         gc.unfreeze()
 
 
+def _connect_figures(accepted: int, handshakes_seconds: float, ready_seconds: float,
+                     cpu_before: dict[str, float], cpu_after: dict[str, float]) -> dict[str, Any]:
+    """The connect phase: how long until every handshake was answered and until every socket
+    had its first frame, and the server's CPU for it by role, per accepted socket."""
+    cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
+    return {"handshakes_seconds": round(handshakes_seconds, 2), "ready_seconds": round(ready_seconds, 2),
+            "cpu_seconds": cpu,
+            "cpu_ms_per_socket": {role: round(1000 * v / accepted, 3) if accepted else None
+                                  for role, v in cpu.items()}}
+
+
 async def _settle(measure: Callable[[], dict[str, float]], most: float = 30.0) -> None:
     """Wait until the Daphne processes are idle again (thousands of closing sockets each update
     their presence), so the next phase does not start against their backlog."""
@@ -392,6 +403,7 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
                    seed: int = 1, before_play: Callable[[], None] | None = None) -> dict[str, Any]:
     """Play every table for `seconds`; returns the figures (and the CPU `measure` saw in the window)."""
     totals = Totals()
+    start = time.monotonic()
     per_table: list[list[PlayerSocket]] = []
     flat: list[PlayerSocket] = []
     for n, table in enumerate(tables):
@@ -402,9 +414,11 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
                                       f"http://127.0.0.1:{port}", totals))
         per_table.append(socks)
         flat.extend(socks)
+    cpu_before = measure()
     connect_time = await _connect_all(flat, connect_seconds, timeout=20)
     await asyncio.gather(*(asyncio.wait_for(s.ready.wait(), 30) for s in flat if s.ws is not None),
                          return_exceptions=True)
+    connect = _connect_figures(totals.accepted, connect_time, time.monotonic() - start, cpu_before, measure())
     if before_play is not None:
         await asyncio.to_thread(before_play)
     rng = random.Random(seed)
@@ -430,6 +444,7 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
         "accepted": totals.accepted,
         "dropped_handshakes": totals.dropped_handshakes,
         "connect_seconds": round(connect_time, 2),
+        "connect": connect,
         "window_seconds": round(wall, 2),
         "actions_sent": totals.sent,
         "actions_confirmed": totals.confirmed,
@@ -477,7 +492,10 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
             dropped += 1
             return None
 
+    cpu_before, start = measure(), time.monotonic()
     conns = await asyncio.gather(*(open_one(i) for i in range(2 * tables)))
+    opened = time.monotonic() - start
+    connect = _connect_figures(sum(1 for c in conns if c), opened, opened, cpu_before, measure())
     pairs = [(conns[2 * i], conns[2 * i + 1]) for i in range(tables) if conns[2 * i] and conns[2 * i + 1]]
     rtts: list[float] = []
     counts = {"sent": 0, "received": 0, "closed_by_server": 0}
@@ -525,6 +543,7 @@ async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *
         "sockets": 2 * tables,
         "accepted": sum(1 for c in conns if c),
         "dropped_handshakes": dropped,
+        "connect": connect,
         "messages_sent": counts["sent"],
         "messages_received": received,
         "closed_by_server": counts["closed_by_server"],

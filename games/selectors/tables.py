@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db import connection
 from django.utils.translation import gettext_lazy as _
 
 from ..engine import Game as EngineGame
@@ -47,12 +47,80 @@ def phrase_text(phrase_id: str) -> str | None:
 
 
 def get_table(table_id: int) -> Table | None:
-    return (
-        Table.objects.select_related("creator")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position")))
-        .filter(pk=table_id)
-        .first()
-    )
+    """The table with its creator's and its seats' usernames (`table.seats.all()` in seat order)."""
+    found = table_and_game(table_id)
+    return found[0] if found is not None else None
+
+
+def table_and_game(table_id: int) -> tuple[Table, Game | None] | None:
+    """The table as `get_table` gives it, and its game, in two statements written once here.
+
+    Every socket that opens asks for this (its snapshot): built and compiled by the ORM, the four
+    queries it took cost more of a server's CPU than the rest of opening the socket together
+    (docs/performance.md). The rows become model instances through the fields' own converters,
+    as the ORM's would."""
+    with connection.cursor() as cursor:
+        cursor.execute(_TABLE_SQL, [table_id])
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        cursor.execute(_SEATS_SQL, [table_id])
+        seat_rows = cursor.fetchall()
+    table_width, game_width = len(_TABLE_FIELDS), len(_GAME_FIELDS)
+    table = _instance(Table, row[:table_width])
+    table.creator = _user(table.creator_id, row[table_width])
+    game_values = row[table_width + 1:table_width + 1 + game_width]
+    game = _instance(Game, game_values) if game_values[0] is not None else None
+    seats = []
+    for seat_row in seat_rows:
+        seat = _instance(Seat, seat_row[:-1])
+        seat.user = _user(seat.user_id, seat_row[-1]) if seat.user_id is not None else None
+        seats.append(seat)
+    prefetched = Seat.objects.filter(table_id=table_id)
+    prefetched._result_cache, prefetched._prefetch_done = seats, True
+    table._prefetched_objects_cache = {"seats": prefetched}  # what prefetch_related leaves
+    return table, game
+
+
+_TABLE_FIELDS = Table._meta.concrete_fields
+_GAME_FIELDS = Game._meta.concrete_fields
+_SEAT_FIELDS = Seat._meta.concrete_fields
+_USER_MODEL = Table._meta.get_field("creator").related_model
+_USER_TABLE = _USER_MODEL._meta.db_table
+
+
+def _columns(fields, alias: str) -> str:
+    return ", ".join(f'{alias}."{field.column}"' for field in fields)
+
+
+_TABLE_SQL = (
+    f"SELECT {_columns(_TABLE_FIELDS, 't')}, c.username, {_columns(_GAME_FIELDS, 'g')}"
+    f' FROM "{Table._meta.db_table}" t INNER JOIN "{_USER_TABLE}" c ON c.id = t.creator_id'
+    f' LEFT OUTER JOIN "{Game._meta.db_table}" g ON g.table_id = t.id WHERE t.id = %s'
+)
+_SEATS_SQL = (
+    f"SELECT {_columns(_SEAT_FIELDS, 's')}, u.username"
+    f' FROM "{Seat._meta.db_table}" s LEFT OUTER JOIN "{_USER_TABLE}" u ON u.id = s.user_id'
+    " WHERE s.table_id = %s ORDER BY s.position"
+)
+
+
+def _instance(model, values):
+    """A model instance from its columns in field order, converted as the ORM converts them
+    (dates on SQLite, booleans, JSON)."""
+    converted = []
+    for field, value in zip(model._meta.concrete_fields, values, strict=True):
+        column = field.get_col(model._meta.db_table)
+        for convert in connection.ops.get_db_converters(column) + field.get_db_converters(connection):
+            value = convert(value, column, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, None, converted)
+
+
+def _user(user_id: int, username: str):
+    """A user with only its id and username loaded (any other field loads when first read)."""
+    return _USER_MODEL.from_db(connection.alias, ["id", "username"], [user_id, username])
+
 
 
 def seats_in_order(table: Table) -> list[Seat]:
@@ -116,8 +184,22 @@ def presence_list(table: Table) -> list[dict[str, Any]]:
 
 def _seat_rows(table_id: int) -> list[tuple[int, int | None, bool, bool]]:
     """(position, user id, computer, covered) of every seat: two columns' worth, no models."""
-    return [(p, u, bool(b), c) for p, u, b, c in Seat.objects.filter(table_id=table_id)
-            .values_list("position", "user_id", "bot_level", "covered_by_computer")]
+    return [(p, u, bool(b), bool(c)) for p, u, b, c in _rows(_SEAT_ROWS_SQL, table_id)]
+
+
+def _rows(sql: str, table_id: int) -> list[tuple]:
+    """A few plain columns by a statement written here: what sockets ask for on every open and
+    ping, where building an ORM query cost more than running it."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [table_id])
+        return cursor.fetchall()
+
+
+_SEAT_ROWS_SQL = (f'SELECT position, user_id, bot_level, covered_by_computer FROM "{Seat._meta.db_table}"'
+                  " WHERE table_id = %s")
+_OPEN_SQL = (f'SELECT t.players, t.private, t.creator_id, g.id, t.status FROM "{Table._meta.db_table}" t'
+             f' LEFT OUTER JOIN "{Game._meta.db_table}" g ON g.table_id = t.id WHERE t.id = %s')
+_GAME_SQL = f'SELECT id, version FROM "{Game._meta.db_table}" WHERE table_id = %s'
 
 
 def presence_frame(table_id: int) -> dict[str, Any]:
@@ -190,7 +272,8 @@ def snapshot_messages(game_id: int) -> list[tuple[str, dict[str, Any]]]:
 
 
 def game_id_of(table_id: int) -> int | None:
-    return Game.objects.filter(table_id=table_id).values_list("id", flat=True).first()
+    rows = _rows(_GAME_SQL, table_id)
+    return rows[0][0] if rows else None
 
 
 def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) -> dict[str, Any]:
@@ -200,11 +283,10 @@ def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) 
     this one included (`seat_sockets`)."""
     out: dict[str, Any] = {"refused": None, "players": None, "game_id": None, "position": None, "presence": None,
                            "status": None, "seat_sockets": 0}
-    row = (Table.objects.filter(pk=table_id)
-           .values_list("players", "private", "creator_id", "game__id", "status").first())
-    if row is None:
+    rows = _rows(_OPEN_SQL, table_id)
+    if not rows:
         return out | {"refused": "not_found"}
-    players, private, creator_id, game_id, status = row
+    players, private, creator_id, game_id, status = rows[0]
     seats = _seat_rows(table_id)
     position = next((p for p, u, _b, _c in sorted(seats) if u == user.pk), None)
     if private and not (creator_id == user.pk or position is not None or table_id in invited_table_ids(session)):
@@ -219,7 +301,8 @@ def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) 
 
 def current_version(table_id: int) -> int | None:
     """The version of the table's game (the `pong` carries it)."""
-    return Game.objects.filter(table_id=table_id).values_list("version", flat=True).first()
+    rows = _rows(_GAME_SQL, table_id)
+    return rows[0][1] if rows else None
 
 
 RESYNC_EVENTS_MAX = 30  # a client this many versions behind (or fewer) gets the events it missed
@@ -229,10 +312,10 @@ def resync_frames(table_id: int, position: int | None, last_version: int | None)
     """The answer to `hello`: the events the client missed, if it names its last version and
     the missed moves are few and all in the hand in play (lila's getEventsSince); else a fresh
     snapshot. Each missed event is rebuilt for this recipient by replaying the hand's log."""
-    table = get_table(table_id)
-    if table is None:
+    found = table_and_game(table_id)
+    if found is None:
         return []
-    game = Game.objects.filter(table_id=table_id).first()
+    table, game = found
     if game is None or last_version is None or not 0 <= game.version - last_version <= RESYNC_EVENTS_MAX:
         return [snapshot_frame(game, table, position)]
     if game.version == last_version:
@@ -259,8 +342,5 @@ def resync_frames(table_id: int, position: int | None, last_version: int | None)
 
 def table_snapshot(table_id: int, position: int | None) -> dict[str, Any] | None:
     """The snapshot a socket asks for with `hello`."""
-    table = get_table(table_id)
-    if table is None:
-        return None
-    game = Game.objects.filter(table_id=table_id).first()
-    return snapshot_frame(game, table, position)
+    found = table_and_game(table_id)
+    return snapshot_frame(found[1], found[0], position) if found is not None else None

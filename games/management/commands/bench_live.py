@@ -152,6 +152,9 @@ def _ratios(load: dict, echo: dict) -> dict:
            "daphne_cpu": _div(load["cpu_ms_per_action"].get("daphne"), echo["cpu_ms_per_message"].get("daphne"))}
     out["round_trip_p50"] = _div(load["round_trip"]["p50_ms"], echo["round_trip"]["p50_ms"])
     out["round_trip_p99"] = _div(load["round_trip"]["p99_ms"], echo["round_trip"]["p99_ms"])
+    # Opening a table socket (sign-in, seat, snapshot) over opening an echo socket (sign-in).
+    out["connect_cpu_per_socket"] = _div(load["connect"]["cpu_ms_per_socket"].get("server_total"),
+                                         echo["connect"]["cpu_ms_per_socket"].get("server_total"))
     return out
 
 
