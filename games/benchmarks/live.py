@@ -129,6 +129,26 @@ def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer:
     return tables
 
 
+def cache_sessions(redis_url: str, session_keys: Sequence[str]) -> int:
+    """Put the sessions in the stack's cache, where signing in on the site leaves them (the
+    cached_db engine writes the cache at login), so a handshake reads a session as a signed-in
+    person's would: from Redis, not from the database. Returns how many were cached."""
+    from django.conf import settings
+    from django.contrib.sessions.backends import cached_db
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.utils.module_loading import import_string
+
+    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.cached_db":
+        return 0
+    params = dict(settings.CACHES["default"])
+    backend = import_string(params.pop("BACKEND"))
+    params.pop("LOCATION", None)
+    cache = backend(redis_url, params)
+    data = {cached_db.KEY_PREFIX + key: SessionStore(session_key=key).load() for key in session_keys if key}
+    cache.set_many(data, settings.SESSION_COOKIE_AGE)
+    return len(data)
+
+
 def progress(text: str) -> None:
     """A line on stderr with the UTC time (with --json too): when to attach a profiler."""
     print(time.strftime("%H:%M:%S", time.gmtime()), text, file=sys.stderr, flush=True)
@@ -414,11 +434,13 @@ async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: 
                                       f"http://127.0.0.1:{port}", totals))
         per_table.append(socks)
         flat.extend(socks)
-    cpu_before = measure()
+    cpu_before, own_before, connect_lag = measure(), _own_cpu(), LoopLag()
+    connect_lag.start()
     connect_time = await _connect_all(flat, connect_seconds, timeout=20)
     await asyncio.gather(*(asyncio.wait_for(s.ready.wait(), 30) for s in flat if s.ws is not None),
                          return_exceptions=True)
     connect = _connect_figures(totals.accepted, connect_time, time.monotonic() - start, cpu_before, measure())
+    connect["generator"] = {"cpu_seconds": round(_own_cpu() - own_before, 2), "loop_lag": await connect_lag.stop()}
     if before_play is not None:
         await asyncio.to_thread(before_play)
     rng = random.Random(seed)

@@ -70,6 +70,7 @@ class Command(BaseCommand):
                 report["nginx_port"] = ports[0]
             measure = _measurer(stack, connection.settings_dict["NAME"])
             table_ids = [t["id"] for t in tables]
+            live.cache_sessions(stack.redis_url, [s for t in tables for s in t["sessions"]])
             live.restart_clocks(table_ids, seconds=3600)  # nobody's turn runs out while they connect
             say(f"playing on ports {stack.daphne_ports} for {options['seconds']} s ...")
             live.progress(f"load: {2 * len(tables)} sockets connect over {options['connect_seconds']} s, then "
