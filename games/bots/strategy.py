@@ -285,6 +285,20 @@ def structure(cards: list[Card]) -> float:
     return value
 
 
+def pile_finishes(g: Game, seat: int, params: Params = DEFAULT) -> bool:
+    """Would the pile let this turn take the pozzetto (before it) or close (after it, with a
+    burraco)? A certain finish beats a stock card: the gain of a hand of one card and a pile of
+    one that lays off is small, so the weighing below drew and waited on, turn after turn."""
+    side = side_of(seat)
+    if g.pozzetto_state[side] != "available" and not g.has_burraco(side):
+        return False
+    if len(g.hands[seat]) + len(g.discard_pile) > params.finish_hand:
+        return False
+    taken = g.copy()
+    taken.apply(seat, {"type": "take_discards"})
+    return finishing_line(taken, seat, params) is not None
+
+
 def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     pile = g.discard_pile
     if not pile:
@@ -293,6 +307,8 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
         return {"type": "take_discards"}
     side = side_of(seat)
     hand = g.hands[seat]
+    if pile_finishes(g, seat, params):
+        return {"type": "take_discards"}
     if g.pozzetto_state[side] != "available" and len(hand) <= 3:
         # A short hand after the pozzetto: a pile that allows no legal play (a set that would
         # leave one card without a burraco) is only a card to throw back. Two sides doing that
