@@ -179,3 +179,18 @@ def test_takes_a_pile_of_one_that_brings_the_pozzetto():
     actions = turn(game)
     assert actions[0] == {"type": "take_discards"}, actions
     assert game.pozzetto_state[0] == "taken", actions
+
+
+def test_takes_a_long_pile_that_completes_a_burraco():
+    # After the pozzetto, without a burraco, the others about to close: 8H 9H in the pile make
+    # 3H-7H a burraco. Weighed by its points against six cards of burden, the pile was left,
+    # and without a burraco the side could not close.
+    pile = "4S 6C 8H 9H JD QS"
+    hand = "KC 5D 9S"
+    other = "3S 4C"
+    used = f"{pile} {hand} {other} 3H 4H 5H 6H 7H {BURRACO}"
+    game = Game.setup(RULES, hands=[hand, other], stock=filler(30, used), discard=pile,
+                      melds=[["3H 4H 5H 6H 7H"], [BURRACO]], pozzetti=[None, None], to_move=0)
+    actions = turn(game)
+    assert actions[0] == {"type": "take_discards"}, actions
+    assert game.has_burraco(0), actions
