@@ -168,3 +168,29 @@ def test_a_seven_card_hand_keeps_its_wild_while_the_stock_is_long():
                       pozzetti=[POZZETTO, None], to_move=0)
     actions = turn(game)
     assert not [a for a in actions if a["type"] == "meld" and "JK" in a["cards"]], actions
+
+
+def test_takes_a_pile_of_one_that_brings_the_pozzetto():
+    # One card in hand before the pozzetto and a 6C on the pile that goes on 3C 4C 5C: taking
+    # it, laying it off and throwing 7S takes the pozzetto now. Weighed as a gain of a few
+    # points, the pile was left and medio drew, waiting on with its one card.
+    game = Game.setup(RULES, hands=["7S", "3S 4H 9C"], stock=filler(30, "7S 3S 4H 9C 6C 3C 4C 5C " + POZZETTO),
+                      discard="6C", melds=[["3C 4C 5C"], []], pozzetti=[POZZETTO, None], to_move=0)
+    actions = turn(game)
+    assert actions[0] == {"type": "take_discards"}, actions
+    assert game.pozzetto_state[0] == "taken", actions
+
+
+def test_takes_a_long_pile_that_completes_a_burraco():
+    # After the pozzetto, without a burraco, the others about to close: 8H 9H in the pile make
+    # 3H-7H a burraco. Weighed by its points against six cards of burden, the pile was left,
+    # and without a burraco the side could not close.
+    pile = "4S 6C 8H 9H JD QS"
+    hand = "KC 5D 9S"
+    other = "3S 4C"
+    used = f"{pile} {hand} {other} 3H 4H 5H 6H 7H {BURRACO}"
+    game = Game.setup(RULES, hands=[hand, other], stock=filler(30, used), discard=pile,
+                      melds=[["3H 4H 5H 6H 7H"], [BURRACO]], pozzetti=[None, None], to_move=0)
+    actions = turn(game)
+    assert actions[0] == {"type": "take_discards"}, actions
+    assert game.has_burraco(0), actions
