@@ -122,7 +122,6 @@ def _user(user_id: int, username: str):
     return _USER_MODEL.from_db(connection.alias, ["id", "username"], [user_id, username])
 
 
-
 def seats_in_order(table: Table) -> list[Seat]:
     return sorted(table.seats.all(), key=lambda s: s.position)
 
