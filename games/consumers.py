@@ -320,8 +320,8 @@ class TableConsumer(SocketConsumer):
             await self.channel_layer.group_discard(group, self.channel_name)
         self.groups_joined = []
 
-    async def _announce_presence(self) -> None:
-        frame = await run_db(table_selectors.presence_frame)(self.table_id)
+    async def _announce_presence(self, sockets: presence.Sockets | None = None) -> None:
+        frame = await run_db(table_selectors.presence_frame)(self.table_id, sockets)
         await broadcast.deliver_async([(broadcast.all_group(self.table_id), frame)])
 
     async def disconnect(self, code: int) -> None:
@@ -331,10 +331,10 @@ class TableConsumer(SocketConsumer):
             try:
                 last = await run_db(presence.disconnected)(self.table_id, self.position, self.user_id,
                                                            self.channel_name)
+                sockets = await run_db(presence.sockets_at)(self.table_id)
                 if self.position is not None and not last:  # the seat's other tabs (told first): one may be alone
-                    sockets = await run_db(presence.sockets_at)(self.table_id)
                     await self._tell_tabs(sockets.seats.get(self.position, 0))
-                await self._announce_presence()  # a seat, or the count of who watches, changed
+                await self._announce_presence(sockets)  # a seat, or the count of who watches, changed
                 if last and self.finished:
                     # A rematch offer ends when a person leaves the finished table, unless their
                     # page was only reloading (the service looks again after the grace).

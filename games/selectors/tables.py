@@ -201,8 +201,9 @@ _OPEN_SQL = (f'SELECT t.players, t.private, t.creator_id, g.id, t.status FROM "{
 _GAME_SQL = f'SELECT id, version FROM "{Game._meta.db_table}" WHERE table_id = %s'
 
 
-def presence_frame(table_id: int) -> dict[str, Any]:
-    return _presence_frame(_seat_rows(table_id), presence.sockets_at(table_id))
+def presence_frame(table_id: int, sockets: presence.Sockets | None = None) -> dict[str, Any]:
+    """The table's presence frame; `sockets`: its live sockets when the caller has just read them."""
+    return _presence_frame(_seat_rows(table_id), sockets if sockets is not None else presence.sockets_at(table_id))
 
 
 def _presence_frame(seats: list[tuple[int, int | None, bool, bool]], sockets: presence.Sockets) -> dict[str, Any]:

@@ -330,14 +330,12 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
             new_due = due_at if same_turn and due_at is not None else new_deadline
             watched = seen.watched if seen is not None else True
         else:
-            if seen is not None and (mover.computer_plays or not mover.user_id or mover.position in seen.online):
-                online, watched = set(seen.online), seen.watched
-            else:
+            if seen is None or not (mover.computer_plays or not mover.user_id or mover.position in seen.online):
                 # Nobody is marked away or rung for their turn on hearsay: a socket's presence
                 # frames are trusted only when they say the next mover is there; otherwise Redis
                 # says (and the socket keeps the answer, `Applied.seen`).
-                online, watched = presence.at_table(table_id)
-                looked = presence.Seen(frozenset(online), watched)
+                seen = looked = presence.at_table(table_id)
+            online, watched = seen.online, seen.watched
             # A person's turn keeps its due time; a computer's next move is due a little after
             # now (as on the locked path), not at the scheduler's lease that brought this one.
             keep_due = same_turn and due_at is not None and not mover.computer_plays

@@ -233,12 +233,12 @@ def heartbeat_many(sockets: list[tuple[int, int | None, int, str]]) -> set[int]:
     return {s[0] for s, new in zip(sockets, added, strict=True) if new and s[1] is not None}
 
 
-def at_table(table_id: int) -> tuple[set[int], bool]:
+def at_table(table_id: int) -> Seen:
     """The seats online and whether anyone watches without a seat, in one look-up (the play
     path asks both when the turn passes and the socket's own `Seen` is not at hand: who is away,
     and is the public group worth a frame)."""
     sockets = sockets_at(table_id)
-    return sockets.online, sockets.watchers > 0
+    return Seen(frozenset(sockets.seats), sockets.watchers > 0)
 
 
 def disconnected(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:

@@ -61,7 +61,7 @@ def deadline_for(engine_game, table: TurnTimes, *, previous: datetime | None = N
 
 
 def due_at(table_id: int, mover: Mover, deadline: datetime | None, grace_seconds: int,
-           online: set[int] | None = None) -> datetime | None:
+           online: set[int] | frozenset[int] | None = None) -> datetime | None:
     """When the scheduler must look at the game whose seat `mover` is to move (`online`: the
     seats online, if the caller has just looked them up)."""
     if deadline is None:
