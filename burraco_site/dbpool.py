@@ -23,10 +23,18 @@ import select
 from psycopg_pool import ConnectionPool
 
 
+def has_input(fd: int) -> bool:
+    """Whether the socket `fd` has something to read (or was closed), without waiting. poll(),
+    not select(): a Daphne process with a thousand sockets open gives a connection made later
+    a descriptor above select()'s limit of 1024 ("filedescriptor out of range in select()")."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
+
+
 def check_pooled(conn) -> None:
     """Return quietly if `conn` may be handed out; raise (the pool drops it) if it is dead."""
-    readable, _w, _x = select.select([conn.fileno()], [], [], 0)
-    if not readable:
+    if not has_input(conn.fileno()):
         return
     pool = getattr(conn, "_pool", None)  # set by the pool before it calls the check
     if pool is not None:

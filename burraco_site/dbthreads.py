@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 from asgiref.sync import SyncToAsync
 from django.conf import settings
@@ -36,19 +38,27 @@ def run_db(func):
     Python work in a Daphne process (docs/performance.md)."""
 
     async def bounded(*args, **kwargs):
-        global _pending
-        if _pending >= settings.DB_QUEUE_MAX:
-            raise Busy
-        _pending += 1
-        try:
+        with admitted():
             loop = asyncio.get_running_loop()
             context = contextvars.copy_context()
             return await loop.run_in_executor(_executor, context.run, _in_thread, loop, translation.get_language(),
                                               func, args, kwargs)
-        finally:
-            _pending -= 1
 
     return bounded
+
+
+@contextmanager
+def admitted() -> Iterator[None]:
+    """Count one database call of this process while it runs, or raise `Busy` when
+    `DB_QUEUE_MAX` are already waiting or running (the thread pool's and the loop's alike)."""
+    global _pending
+    if _pending >= settings.DB_QUEUE_MAX:
+        raise Busy
+    _pending += 1
+    try:
+        yield
+    finally:
+        _pending -= 1
 
 
 def _in_thread(loop: asyncio.AbstractEventLoop, language: str | None, func, args: tuple, kwargs: dict):

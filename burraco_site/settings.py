@@ -191,6 +191,10 @@ MAX_TABLES_IN_PLAY = int(os.environ.get("MAX_TABLES_IN_PLAY", "0"))
 # A Daphne process answers "busy" instead of queueing more than this many socket calls for its
 # database threads (a bounded queue: under overload frames are refused, not delayed for ever).
 DB_QUEUE_MAX = int(os.environ.get("DB_QUEUE_MAX", "400"))
+# A person's action runs its statements on the server's event loop, on this many connections
+# per Daphne process, instead of hopping to a database thread (burraco_site/dbasync.py).
+DB_ASYNC_PLAY = env_bool("DB_ASYNC_PLAY", True)
+DB_ASYNC_CONNECTIONS = max(1, int(os.environ.get("DB_ASYNC_CONNECTIONS", "4")))
 # The computer's human-like pause before each action (0 in tests).
 # Analisi della partita (games/services/analysis.py): queue it when a match with a person ends,
 # and how many worlds esperto samples per reviewed decision.

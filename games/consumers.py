@@ -438,7 +438,7 @@ class TableConsumer(SocketConsumer):
             await self._error("not_playing", server_messages()["not_playing"], ref)
             return
         try:
-            applied = await run_db(play.apply_action)(
+            applied = await play.apply_action_async(
                 game_id=self.game_id, seat=self.position, action=action, actor="person",
                 expected_version=expected, user=self.scope["user"], seen=self.seen,
             )

@@ -45,6 +45,16 @@ def _site_language():
 
 
 @pytest.fixture(autouse=True)
+def _loop_connections_closed():
+    """The play path's event-loop connections (burraco_site/dbasync.py) belong to the test's own
+    loop: closed after each test, so none outlives it and holds the test database open."""
+    yield
+    from burraco_site import dbasync
+
+    dbasync.close_all()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_signup_cap():
     """Sign-ups from the test client and the browser all come from 127.0.0.1: each test starts
     with that address's hourly sign-up count at zero (with Redis it would outlive the run)."""

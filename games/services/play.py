@@ -26,7 +26,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -35,6 +35,9 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
+
+from burraco_site import dbasync
+from burraco_site.dbthreads import admitted, run_db
 
 from ..engine import Game as EngineGame
 from ..engine import IllegalMove
@@ -144,19 +147,41 @@ def apply_action(*, game_id: int, seat: int, action: dict, actor: str = "person"
     docstring). Refusals raise `IllegalMove` and change nothing. `seen`: who is at the table as
     the acting person's socket last heard it, taken instead of looking presence up (the hot path
     only; timers and computers pass none)."""
+    user_id = _checked(actor, action, user)
+    if connection.vendor == "postgresql":
+        applied = _run_steps(_hot_path(game_id, seat, action, actor, expected_version, user_id, seen,
+                                       atomic=connection.in_atomic_block))
+        if applied is not _LOCKED_PATH:
+            return applied
+    return _apply_locked(game_id, seat, action, actor, expected_version, user_id, seen)
+
+
+async def apply_action_async(*, game_id: int, seat: int, action: dict, actor: str = "person",
+                             expected_version: int | None = None, user=None,
+                             seen: presence.Seen | None = None) -> Applied:
+    """`apply_action` for a socket, on its event loop: the hot path's statements run on the
+    loop's own PostgreSQL connection (burraco_site/dbasync.py) instead of a database thread,
+    the same steps as `apply_action`'s; the locked path, when an action needs it, and any
+    other database go to the thread pool as before."""
+    if not dbasync.available():
+        return await run_db(apply_action)(game_id=game_id, seat=seat, action=action, actor=actor,
+                                          expected_version=expected_version, user=user, seen=seen)
+    user_id = _checked(actor, action, user)
+    with admitted():
+        applied = await _run_steps_async(_hot_path(game_id, seat, action, actor, expected_version, user_id, seen,
+                                                   atomic=False))
+    if applied is not _LOCKED_PATH:
+        return applied
+    return await run_db(_apply_locked)(game_id, seat, action, actor, expected_version, user_id, seen)
+
+
+def _checked(actor: str, action: Any, user) -> int | None:
+    """Refuse what no path could apply; the acting person's id, if any."""
     if actor not in ACTORS:
         raise refusal("bad_actor")
     if not isinstance(action, dict):
         raise IllegalMove("bad_action")
-    user_id = user.pk if user is not None and user.is_authenticated else None
-    if connection.vendor == "postgresql":
-        for _attempt in range(RETRIES):
-            applied = _apply_fast(game_id, seat, action, actor, expected_version, user_id, seen)
-            if applied is not _LOCKED_PATH and applied is not _LOST_RACE:
-                return applied
-            if applied is _LOCKED_PATH:
-                break
-    return _apply_locked(game_id, seat, action, actor, expected_version, user_id, seen)
+    return user.pk if user is not None and user.is_authenticated else None
 
 
 # ----------------------------------------------------------------------------- the hot path
@@ -270,93 +295,155 @@ class _Positions:
 _written = _Positions()
 
 
-def _apply_fast(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
-                user_id: int | None, seen: presence.Seen | None):
+@dataclass(frozen=True)
+class _Fetch:
+    """A step of the hot path: run this statement and answer with its first row (or None)."""
+
+    sql: str
+    params: list[Any]
+
+
+@dataclass(frozen=True)
+class _LookUpPresence:
+    """A step of the hot path: answer with `presence.at_table(table_id)`."""
+
+    table_id: int
+
+
+Steps = Generator[_Fetch | _LookUpPresence, Any, Any]
+
+
+def _run_steps(steps: Steps) -> Any:
+    """Drive the hot path on this thread's Django connection."""
+    with connection.cursor() as cursor:
+        answer = None
+        while True:
+            try:
+                step = steps.send(answer)
+            except StopIteration as done:
+                return done.value
+            if isinstance(step, _LookUpPresence):
+                answer = presence.at_table(step.table_id)
+            else:
+                cursor.execute(step.sql, step.params)
+                answer = cursor.fetchone()
+
+
+async def _run_steps_async(steps: Steps) -> Any:
+    """Drive the hot path on one of the event loop's own connections (presence, which reads
+    Redis through a synchronous client, still goes to the thread pool: rare, see _apply_once)."""
+    async with dbasync.cursor() as cursor:
+        answer = None
+        while True:
+            try:
+                step = steps.send(answer)
+            except StopIteration as done:
+                return done.value
+            if isinstance(step, _LookUpPresence):
+                answer = await run_db(presence.at_table)(step.table_id)
+            else:
+                await cursor.execute(step.sql, step.params)
+                answer = await cursor.fetchone()
+
+
+def _hot_path(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
+              user_id: int | None, seen: presence.Seen | None, *, atomic: bool) -> Steps:
+    """The optimistic write, tried again while another writer wins a race; `_LOCKED_PATH` when
+    the action needs the locked path (or the races go on). `atomic`: inside a transaction."""
+    for _attempt in range(RETRIES):
+        applied = yield from _fast_attempt(game_id, seat, action, actor, expected_version, user_id, seen, atomic)
+        if applied is not _LOST_RACE:
+            return applied
+    return _LOCKED_PATH
+
+
+def _fast_attempt(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
+                  user_id: int | None, seen: presence.Seen | None, atomic: bool) -> Steps:
     # Only in autocommit: inside a transaction every write shares one xmin, so it proves nothing.
-    kept = None if connection.in_atomic_block else _written.take(game_id)
+    kept = None if atomic else _written.take(game_id)
     if kept is not None and expected_version is not None and expected_version != kept.version:
         kept = None  # the client may know better (or be behind): the read decides
     if kept is not None:
         try:
-            return _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, kept)
+            return (yield from _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, kept, atomic))
         except IllegalMove:
             pass  # refused on a position that may no longer be the game's: the read decides
-    return _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, None)
+    return (yield from _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, None, atomic))
 
 
 def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
-                user_id: int | None, seen: presence.Seen | None, kept: _Written | None):
-    with connection.cursor() as cursor:
-        if kept is None:
-            cursor.execute(_READ_SQL, [game_id])
-            row = cursor.fetchone()
-            if row is None:
-                raise refusal("not_playing")
-            (state, version, finished, table_id, hand_number, deadline, due_at,
-             draw_seconds, play_seconds, players, status, grace, seats_json) = row
-            if finished or status != Table.Status.PLAYING:
-                raise refusal("not_playing")
-            if expected_version is not None and expected_version != version:
-                raise refusal("stale_version")
-            timing = TableClock(draw_seconds, play_seconds, grace)
-        else:
-            version, table_id, hand_number, players = kept.version, kept.table_id, kept.hand_number, kept.players
-            deadline, due_at, seats_json, timing = kept.deadline, kept.due_at, kept.seats_json, kept.timing
-        seats = [SeatFacts(*s) for s in json.loads(seats_json or "[]")]
-        seat_row = next((s for s in seats if s.position == seat), None)
-        if seat_row is None:
-            raise IllegalMove("bad_action")
-        if actor == Move.Actor.PERSON:
-            if user_id is None or seat_row.user_id != user_id:
-                raise refusal("not_your_seat")
-            if seat_row.covered or seat_row.timeouts:
-                return _LOCKED_PATH  # the person is back: the cover ends (a seat write)
+                user_id: int | None, seen: presence.Seen | None, kept: _Written | None, atomic: bool) -> Steps:
+    """One optimistic try: read (unless `kept`), apply in memory, one guarded write. Returns the
+    `Applied`, `_LOST_RACE` or `_LOCKED_PATH`; refusals raise. The statements are steps for a
+    driver (`_run_steps`, `_run_steps_async`), so both run exactly this code."""
+    if kept is None:
+        row = yield _Fetch(_READ_SQL, [game_id])
+        if row is None:
+            raise refusal("not_playing")
+        (state, version, finished, table_id, hand_number, deadline, due_at,
+         draw_seconds, play_seconds, players, status, grace, seats_json) = row
+        if finished or status != Table.Status.PLAYING:
+            raise refusal("not_playing")
+        if expected_version is not None and expected_version != version:
+            raise refusal("stale_version")
+        timing = TableClock(draw_seconds, play_seconds, grace)
+    else:
+        version, table_id, hand_number, players = kept.version, kept.table_id, kept.hand_number, kept.players
+        deadline, due_at, seats_json, timing = kept.deadline, kept.due_at, kept.seats_json, kept.timing
+    seats = [SeatFacts(*s) for s in json.loads(seats_json or "[]")]
+    seat_row = next((s for s in seats if s.position == seat), None)
+    if seat_row is None:
+        raise IllegalMove("bad_action")
+    if actor == Move.Actor.PERSON:
+        if user_id is None or seat_row.user_id != user_id:
+            raise refusal("not_your_seat")
+        if seat_row.covered or seat_row.timeouts:
+            return _LOCKED_PATH  # the person is back: the cover ends (a seat write)
 
-        engine_game = kept.engine_game if kept is not None else EngineGame.from_json(state)
-        before_to_move, before_phase = engine_game.to_move, engine_game.phase
-        engine_game.apply(seat, action)  # IllegalMove leaves everything untouched
-        if engine_game.hand_over:
-            return _LOCKED_PATH  # scoring, the next deal or the end of the match
-        record = engine_game.actions[-1]
-        new_version = version + 1
-        same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
-        new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
-        mover = next(s for s in seats if s.position == engine_game.to_move)
-        turn_user = None
-        looked = None
-        if mover.position == seat and actor == Move.Actor.PERSON:
-            # The person who just acted plays on (after a draw, a meld): online by definition,
-            # the new due time is the deadline, and nobody's presence needs looking up.
-            new_due = due_at if same_turn and due_at is not None else new_deadline
-            watched = seen.watched if seen is not None else True
-        else:
-            if seen is None or not (mover.computer_plays or not mover.user_id or mover.position in seen.online):
-                # Nobody is marked away or rung for their turn on hearsay: a socket's presence
-                # frames are trusted only when they say the next mover is there; otherwise Redis
-                # says (and the socket keeps the answer, `Applied.seen`).
-                seen = looked = presence.at_table(table_id)
-            online, watched = seen.online, seen.watched
-            # A person's turn keeps its due time; a computer's next move is due a little after
-            # now (as on the locked path), not at the scheduler's lease that brought this one.
-            keep_due = same_turn and due_at is not None and not mover.computer_plays
-            grace = timing.disconnect_grace_seconds
-            new_due = due_at if keep_due else turns.due_at(table_id, mover, new_deadline, grace, online)
-            if mover.position != seat and mover.user_id and not mover.computer_plays and mover.position not in online:
-                turn_user = mover.user_id  # their turn, and they are not looking: the bell says so
-        now = timezone.now()
-        params = [engine_game.to_json(), new_version, engine_game.to_move, new_deadline, new_due, now, game_id, version]
+    engine_game = kept.engine_game if kept is not None else EngineGame.from_json(state)
+    before_to_move, before_phase = engine_game.to_move, engine_game.phase
+    engine_game.apply(seat, action)  # IllegalMove leaves everything untouched
+    if engine_game.hand_over:
+        return _LOCKED_PATH  # scoring, the next deal or the end of the match
+    record = engine_game.actions[-1]
+    new_version = version + 1
+    same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
+    new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
+    mover = next(s for s in seats if s.position == engine_game.to_move)
+    turn_user = None
+    looked = None
+    if mover.position == seat and actor == Move.Actor.PERSON:
+        # The person who just acted plays on (after a draw, a meld): online by definition,
+        # the new due time is the deadline, and nobody's presence needs looking up.
+        new_due = due_at if same_turn and due_at is not None else new_deadline
+        watched = seen.watched if seen is not None else True
+    else:
+        if seen is None or not (mover.computer_plays or not mover.user_id or mover.position in seen.online):
+            # Nobody is marked away or rung for their turn on hearsay: a socket's presence
+            # frames are trusted only when they say the next mover is there; otherwise Redis
+            # says (and the socket keeps the answer, `Applied.seen`).
+            seen = looked = yield _LookUpPresence(table_id)
+        online, watched = seen.online, seen.watched
+        # A person's turn keeps its due time; a computer's next move is due a little after
+        # now (as on the locked path), not at the scheduler's lease that brought this one.
+        keep_due = same_turn and due_at is not None and not mover.computer_plays
+        grace = timing.disconnect_grace_seconds
+        new_due = due_at if keep_due else turns.due_at(table_id, mover, new_deadline, grace, online)
+        if mover.position != seat and mover.user_id and not mover.computer_plays and mover.position not in online:
+            turn_user = mover.user_id  # their turn, and they are not looking: the bell says so
+    now = timezone.now()
+    params = [engine_game.to_json(), new_version, engine_game.to_move, new_deadline, new_due, now, game_id, version]
+    if kept is not None:
+        params += [kept.token, seats_json]
+    params += [new_version, hand_number, seat, json.dumps(record), actor, now]
+    written = yield _Fetch(_WRITE_FRESH_SQL if kept is None else _WRITE_AGAIN_SQL, params)
+    if written is None:
         if kept is not None:
-            params += [kept.token, seats_json]
-        params += [new_version, hand_number, seat, json.dumps(record), actor, now]
-        cursor.execute(_WRITE_FRESH_SQL if kept is None else _WRITE_AGAIN_SQL, params)
-        written = cursor.fetchone()
-        if written is None:
-            if kept is not None:
-                return _LOST_RACE  # the row changed since this process wrote it: read it
-            if expected_version is not None:
-                raise refusal("stale_version")
-            return _LOST_RACE
-    if not connection.in_atomic_block:
+            return _LOST_RACE  # the row changed since this process wrote it: read it
+        if expected_version is not None:
+            raise refusal("stale_version")
+        return _LOST_RACE
+    if not atomic:
         _written.put(game_id, _Written(engine_game, new_version, written[0], seats_json, table_id, hand_number,
                                        players, timing, new_deadline, new_due))
     messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
