@@ -6,9 +6,11 @@
 same `create_table` and `sit` the lobby calls) and a session for each player; `run_load` opens
 two sockets per table with the session cookie and an allowed Origin, spread over the Daphne
 processes, and plays legal moves (draw from the stock, discard a card) at one action per `pace`
-seconds per table, with ±50 % jitter. `run_echo` then sends the same number of frames, at the
+seconds per table, with ±50 % jitter. The echo baseline sends the same number of frames, at the
 same rate and of the same size, through the echo consumer on the same Daphne processes and
 channel layer (one group_send per message): the baseline every figure is divided by.
+`run_interleaved` alternates game and echo windows with both sets of sockets open, so that the
+host's drifting speed weighs on both alike.
 
 What is counted per socket: every frame's version, so gaps, duplicates and reordering show;
 error frames by code; turns the server had to finish (actor "timeout"); handshakes that failed.
@@ -163,9 +165,11 @@ def restart_clocks(table_ids: list[int], seconds: float | None = None) -> None:
     from games.models import Game, Table
     from games.services import clock
 
-    for table in Table.objects.filter(pk__in=table_ids).only("id", "draw_seconds"):
-        deadline = clock.now() + timedelta(seconds=seconds or table.draw_seconds)
-        Game.objects.filter(table_id=table.pk).update(turn_deadline=deadline, due_at=deadline)
+    timers = Table.objects.filter(pk__in=table_ids).values_list("draw_seconds", flat=True).distinct()
+    for draw_seconds in list(timers):  # one statement per timer, not one per table
+        deadline = clock.now() + timedelta(seconds=seconds or draw_seconds)
+        Game.objects.filter(table_id__in=table_ids, table__draw_seconds=draw_seconds).update(
+            turn_deadline=deadline, due_at=deadline)
 
 
 # ----------------------------------------------------------------------------- sockets
@@ -418,165 +422,289 @@ async def _settle(measure: Callable[[], dict[str, float]], most: float = 30.0) -
         before = now
 
 
+def _cpu_delta(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
+    return {role: round(after[role] - before.get(role, 0.0), 3) for role in after}
+
+
+def _cpu_sum(windows: Sequence[dict[str, float]]) -> dict[str, float]:
+    total: dict[str, float] = {}
+    for cpu in windows:
+        for role, value in cpu.items():
+            total[role] = round(total.get(role, 0.0) + value, 3)
+    return total
+
+
+@dataclass
+class Window:
+    """What one measured window cost: the server's CPU by role, its length, the generator's own
+    CPU and loop lag, and how many actions or messages it carried."""
+
+    cpu: dict[str, float]
+    wall: float
+    own: float
+    loop_lag: dict[str, float | None]
+    count: int
+    gc: dict[str, Any] | None = None
+
+
+async def _measured(measure: Callable[[], dict[str, float]], name: str, seconds: float,
+                    drive: Callable[[float], Any], counted: Callable[[], int]) -> Window:
+    """Run `drive(until)` for `seconds` with the collector paused, then a second for the last
+    frames to arrive; the CPU `measure` saw in between."""
+    lag = LoopLag()
+    lag.start()
+    with collector_paused() as gc_pauses:
+        progress(f"{name} window: {seconds} s")
+        cpu_before, wall_before, own_before, count_before = measure(), time.monotonic(), _own_cpu(), counted()
+        await drive(time.monotonic() + seconds)
+        await asyncio.sleep(1.0)  # let the last events arrive before the window closes
+        cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
+        loop_lag = await lag.stop()
+        gc_report = gc_pauses.stop()
+    return Window(_cpu_delta(cpu_after, cpu_before), wall, own, loop_lag, counted() - count_before, gc_report)
+
+
+class GamePlayers:
+    """The game's sockets: two per table, spread over `ports`, open across one or more windows."""
+
+    def __init__(self, tables: list[dict[str, Any]], ports: Sequence[int]) -> None:
+        self.tables = tables
+        self.totals = Totals()
+        self.per_table: list[list[PlayerSocket]] = []
+        self.flat: list[PlayerSocket] = []
+        self.windows: list[Window] = []
+        self.connect: dict[str, Any] = {}
+        for n, table in enumerate(tables):
+            socks = []
+            for seat, session in enumerate(table["sessions"]):
+                port = ports[(2 * n + seat) % len(ports)]
+                socks.append(PlayerSocket(f"ws://127.0.0.1:{port}/ws/table/{table['id']}/", session,
+                                          f"http://127.0.0.1:{port}", self.totals))
+            self.per_table.append(socks)
+            self.flat.extend(socks)
+
+    async def open(self, connect_seconds: float, measure: Callable[[], dict[str, float]]) -> None:
+        start = time.monotonic()
+        cpu_before, own_before, connect_lag = measure(), _own_cpu(), LoopLag()
+        connect_lag.start()
+        connect_time = await _connect_all(self.flat, connect_seconds, timeout=20)
+        await asyncio.gather(*(asyncio.wait_for(s.ready.wait(), 30) for s in self.flat if s.ws is not None),
+                             return_exceptions=True)
+        self.connect_time = connect_time
+        self.connect = _connect_figures(self.totals.accepted, connect_time, time.monotonic() - start, cpu_before,
+                                        measure())
+        self.connect["generator"] = {"cpu_seconds": round(_own_cpu() - own_before, 2),
+                                     "loop_lag": await connect_lag.stop()}
+
+    async def play(self, pace: float, seconds: float, measure: Callable[[], dict[str, float]],
+                   rng: random.Random) -> Window:
+        async def drive(until: float) -> None:
+            await asyncio.gather(*(_play_table(socks, pace, until, random.Random(rng.random()))
+                                   for socks in self.per_table if all(s.ws is not None for s in socks)))
+
+        window = await _measured(measure, "load", seconds, drive, lambda: self.totals.confirmed)
+        self.windows.append(window)
+        return window
+
+    async def close(self) -> None:
+        await asyncio.gather(*(s.close() for s in self.flat))
+
+    def report(self) -> dict[str, Any]:
+        totals, cpu = self.totals, _cpu_sum([w.cpu for w in self.windows])
+        wall = sum(w.wall for w in self.windows)
+        own = sum(w.own for w in self.windows)
+        last = self.windows[-1] if self.windows else None
+        return {
+            "tables": len(self.tables),
+            "sockets": len(self.flat),
+            "accepted": totals.accepted,
+            "dropped_handshakes": totals.dropped_handshakes,
+            "connect_seconds": round(self.connect_time, 2),
+            "connect": self.connect,
+            "window_seconds": round(wall, 2),
+            "windows": len(self.windows),
+            "actions_sent": totals.sent,
+            "actions_confirmed": totals.confirmed,
+            "actions_per_second": round(totals.confirmed / wall, 2) if wall else None,
+            "unanswered": totals.unanswered,
+            "round_trip": latency_summary(totals.rtt_ms),
+            "slowest_seconds": slowest_seconds(totals.sent_at, totals.rtt_ms),
+            "error_frames": dict(totals.errors),
+            "version_gaps": totals.gaps,
+            "duplicates": totals.duplicates,
+            "closed_by_server": dict(totals.closed_by_server),
+            "turn_timeouts": totals.timeouts,
+            "computer_moves": totals.computer,
+            "event_frame_bytes_mean": self.frame_bytes(),
+            "cpu_seconds": cpu,
+            "cpu_ms_per_action": {role: round(1000 * v / totals.confirmed, 3) if totals.confirmed else None
+                                  for role, v in cpu.items()},
+            "generator": {"cpu_seconds": round(own, 2), "cpu_share_of_one_core": round(own / wall, 3) if wall else None,
+                          "loop_lag": last.loop_lag if last else None, "gc": last.gc if last else None},
+        }
+
+    def frame_bytes(self) -> int:
+        sizes = self.totals.frame_bytes
+        return round(statistics.fmean(sizes)) if sizes else 0
+
+
 async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: float, seconds: float,
                    connect_seconds: float, measure: Callable[[], dict[str, float]],
                    seed: int = 1, before_play: Callable[[], None] | None = None) -> dict[str, Any]:
     """Play every table for `seconds`; returns the figures (and the CPU `measure` saw in the window)."""
-    totals = Totals()
-    start = time.monotonic()
-    per_table: list[list[PlayerSocket]] = []
-    flat: list[PlayerSocket] = []
-    for n, table in enumerate(tables):
-        socks = []
-        for seat, session in enumerate(table["sessions"]):
-            port = ports[(2 * n + seat) % len(ports)]
-            socks.append(PlayerSocket(f"ws://127.0.0.1:{port}/ws/table/{table['id']}/", session,
-                                      f"http://127.0.0.1:{port}", totals))
-        per_table.append(socks)
-        flat.extend(socks)
-    cpu_before, own_before, connect_lag = measure(), _own_cpu(), LoopLag()
-    connect_lag.start()
-    connect_time = await _connect_all(flat, connect_seconds, timeout=20)
-    await asyncio.gather(*(asyncio.wait_for(s.ready.wait(), 30) for s in flat if s.ws is not None),
-                         return_exceptions=True)
-    connect = _connect_figures(totals.accepted, connect_time, time.monotonic() - start, cpu_before, measure())
-    connect["generator"] = {"cpu_seconds": round(_own_cpu() - own_before, 2), "loop_lag": await connect_lag.stop()}
+    players = GamePlayers(tables, ports)
+    await players.open(connect_seconds, measure)
     if before_play is not None:
         await asyncio.to_thread(before_play)
-    rng = random.Random(seed)
-    lag = LoopLag()
-    lag.start()
-    with collector_paused() as gc_pauses:
-        progress(f"load window: {seconds} s")
-        cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
-        until = time.monotonic() + seconds
-        await asyncio.gather(*(_play_table(socks, pace, until, random.Random(rng.random()))
-                               for socks in per_table if all(s.ws is not None for s in socks)))
-        # Let the last events arrive before the window closes.
-        await asyncio.sleep(1.0)
-        cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
-        loop_lag = await lag.stop()
-        gc_report = gc_pauses.stop()
-    await asyncio.gather(*(s.close() for s in flat))
+    await players.play(pace, seconds, measure, random.Random(seed))
+    await players.close()
     await _settle(measure)
-    cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
-    return {
-        "tables": len(tables),
-        "sockets": len(flat),
-        "accepted": totals.accepted,
-        "dropped_handshakes": totals.dropped_handshakes,
-        "connect_seconds": round(connect_time, 2),
-        "connect": connect,
-        "window_seconds": round(wall, 2),
-        "actions_sent": totals.sent,
-        "actions_confirmed": totals.confirmed,
-        "actions_per_second": round(totals.confirmed / wall, 2) if wall else None,
-        "unanswered": totals.unanswered,
-        "round_trip": latency_summary(totals.rtt_ms),
-        "slowest_seconds": slowest_seconds(totals.sent_at, totals.rtt_ms),
-        "error_frames": dict(totals.errors),
-        "version_gaps": totals.gaps,
-        "duplicates": totals.duplicates,
-        "closed_by_server": dict(totals.closed_by_server),
-        "turn_timeouts": totals.timeouts,
-        "computer_moves": totals.computer,
-        "event_frame_bytes_mean": round(statistics.fmean(totals.frame_bytes)) if totals.frame_bytes else 0,
-        "cpu_seconds": cpu,
-        "cpu_ms_per_action": {role: round(1000 * v / totals.confirmed, 3) if totals.confirmed else None
-                              for role, v in cpu.items()},
-        "generator": {"cpu_seconds": round(own, 2), "cpu_share_of_one_core": round(own / wall, 3) if wall else None,
-                      "loop_lag": loop_lag, "gc": gc_report},
-    }
+    return players.report()
 
 
 # ----------------------------------------------------------------------------- echo baseline
 
 
-async def run_echo(tables: int, ports: Sequence[int], sessions: Sequence[str], *, pace: float, seconds: float,
-                   frame_bytes: int, connect_seconds: float, measure: Callable[[], dict[str, float]]) -> dict[str, Any]:
-    """The same sockets, rate and frame size as `run_load`, through the echo consumer: two sockets
-    per "table", one message per `pace` seconds per table (±50 %), alternating between its sockets;
-    each message goes out through one group_send and comes back padded to `frame_bytes`."""
-    import websockets
+class EchoSockets:
+    """The echo baseline's sockets: two per "table", as many as the game's, on the same ports;
+    one message per `pace` seconds per table (±50 %), alternating between its sockets, each
+    going out through one group_send and coming back padded to the game's mean frame size."""
 
-    dropped = 0
+    def __init__(self, tables: int, ports: Sequence[int], sessions: Sequence[str]) -> None:
+        self.tables, self.ports, self.sessions = tables, ports, sessions
+        self.conns: list = []
+        self.dropped = 0
+        self.rtts: list[float] = []
+        self.counts = {"sent": 0, "received": 0, "closed_by_server": 0}
+        self.windows: list[Window] = []
+        self.connect: dict[str, Any] = {}
+        self.frame_bytes = 2000
+        self.rng = random.Random(7)
 
-    async def open_one(i: int):
-        nonlocal dropped
-        await asyncio.sleep(connect_seconds * i / max(1, 2 * tables))
-        port = ports[i % len(ports)]
-        try:
-            return await websockets.connect(
-                f"ws://127.0.0.1:{port}/ws/echo/", origin=f"http://127.0.0.1:{port}",
-                additional_headers={"Cookie": f"sessionid={sessions[i % len(sessions)]}"},
-                open_timeout=20, ping_interval=None, compression=None)
-        except Exception:  # noqa: BLE001
-            dropped += 1
-            return None
+    async def open(self, connect_seconds: float, measure: Callable[[], dict[str, float]]) -> None:
+        import websockets
 
-    cpu_before, start = measure(), time.monotonic()
-    conns = await asyncio.gather(*(open_one(i) for i in range(2 * tables)))
-    opened = time.monotonic() - start
-    connect = _connect_figures(sum(1 for c in conns if c), opened, opened, cpu_before, measure())
-    pairs = [(conns[2 * i], conns[2 * i + 1]) for i in range(tables) if conns[2 * i] and conns[2 * i + 1]]
-    rtts: list[float] = []
-    counts = {"sent": 0, "received": 0, "closed_by_server": 0}
-    pad = max(0, frame_bytes - 20)
-
-    async def drive(pair, rng: random.Random, until: float) -> None:
-        turn = 0
-        while time.monotonic() < until:
-            await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
-            if time.monotonic() >= until:
-                return
-            ws = pair[turn % 2]
-            turn += 1
-            start = time.perf_counter()
-            counts["sent"] += 1
+        async def open_one(i: int):
+            await asyncio.sleep(connect_seconds * i / max(1, 2 * self.tables))
+            port = self.ports[i % len(self.ports)]
             try:
-                await ws.send(json.dumps({"type": "echo", "pad": pad}))
-                await asyncio.wait_for(ws.recv(), 10)
-            except Exception:  # noqa: BLE001 - counted as sent and not received
-                if ws.close_code is not None:
-                    counts["closed_by_server"] += 1
-                    return
-                continue
-            counts["received"] += 1
-            rtts.append((time.perf_counter() - start) * 1000)
+                return await websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws/echo/", origin=f"http://127.0.0.1:{port}",
+                    additional_headers={"Cookie": f"sessionid={self.sessions[i % len(self.sessions)]}"},
+                    open_timeout=20, ping_interval=None, compression=None)
+            except Exception:  # noqa: BLE001
+                self.dropped += 1
+                return None
 
-    lag = LoopLag()
-    lag.start()
-    with collector_paused():
-        progress(f"echo window: {seconds} s")
-        cpu_before, wall_before, own_before = measure(), time.monotonic(), _own_cpu()
-        until = time.monotonic() + seconds
-        rng = random.Random(7)
-        await asyncio.gather(*(drive(pair, random.Random(rng.random()), until) for pair in pairs))
-        await asyncio.sleep(1.0)
-        cpu_after, wall, own = measure(), time.monotonic() - wall_before, _own_cpu() - own_before
-        loop_lag = await lag.stop()
-    await asyncio.gather(*(ws.close() for ws in conns if ws), return_exceptions=True)
-    cpu = {role: round(cpu_after[role] - cpu_before.get(role, 0.0), 3) for role in cpu_after}
-    # An echo touches Daphne, Redis (and nginx when it is in front) only; what the other roles
-    # spent meanwhile is idle work.
-    cpu["echo_path"] = round(cpu.get("daphne", 0) + cpu.get("redis", 0) + cpu.get("nginx", 0), 3)
-    received = counts["received"]
-    return {
-        "sockets": 2 * tables,
-        "accepted": sum(1 for c in conns if c),
-        "dropped_handshakes": dropped,
-        "connect": connect,
-        "messages_sent": counts["sent"],
-        "messages_received": received,
-        "closed_by_server": counts["closed_by_server"],
-        "messages_per_second": round(received / wall, 2) if wall else None,
-        "frame_bytes": frame_bytes,
-        "round_trip": latency_summary(rtts),
-        "cpu_seconds": cpu,
-        "cpu_ms_per_message": {role: round(1000 * v / received, 3) if received else None for role, v in cpu.items()},
-        "generator": {"cpu_seconds": round(own, 2), "cpu_share_of_one_core": round(own / wall, 3) if wall else None,
-                      "loop_lag": loop_lag},
-    }
+        cpu_before, start = measure(), time.monotonic()
+        self.conns = await asyncio.gather(*(open_one(i) for i in range(2 * self.tables)))
+        opened = time.monotonic() - start
+        self.connect = _connect_figures(sum(1 for c in self.conns if c), opened, opened, cpu_before, measure())
+        self.pairs = [(self.conns[2 * i], self.conns[2 * i + 1]) for i in range(self.tables)
+                      if self.conns[2 * i] and self.conns[2 * i + 1]]
+
+    async def window(self, pace: float, seconds: float, measure: Callable[[], dict[str, float]]) -> Window:
+        pad = max(0, self.frame_bytes - 20)
+        counts, rtts = self.counts, self.rtts
+
+        async def one_pair(pair, rng: random.Random, until: float) -> None:
+            turn = 0
+            while time.monotonic() < until:
+                await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
+                if time.monotonic() >= until:
+                    return
+                ws = pair[turn % 2]
+                turn += 1
+                start = time.perf_counter()
+                counts["sent"] += 1
+                try:
+                    await ws.send(json.dumps({"type": "echo", "pad": pad}))
+                    await asyncio.wait_for(ws.recv(), 10)
+                except Exception:  # noqa: BLE001 - counted as sent and not received
+                    if ws.close_code is not None:
+                        counts["closed_by_server"] += 1
+                        return
+                    continue
+                counts["received"] += 1
+                rtts.append((time.perf_counter() - start) * 1000)
+
+        async def drive(until: float) -> None:
+            await asyncio.gather(*(one_pair(pair, random.Random(self.rng.random()), until) for pair in self.pairs))
+
+        window = await _measured(measure, "echo", seconds, drive, lambda: counts["received"])
+        self.windows.append(window)
+        return window
+
+    async def close(self) -> None:
+        await asyncio.gather(*(ws.close() for ws in self.conns if ws), return_exceptions=True)
+
+    def report(self) -> dict[str, Any]:
+        cpu = _cpu_sum([_echo_path(w.cpu) for w in self.windows])
+        wall = sum(w.wall for w in self.windows)
+        own = sum(w.own for w in self.windows)
+        received = self.counts["received"]
+        return {
+            "sockets": 2 * self.tables,
+            "accepted": sum(1 for c in self.conns if c),
+            "dropped_handshakes": self.dropped,
+            "connect": self.connect,
+            "windows": len(self.windows),
+            "messages_sent": self.counts["sent"],
+            "messages_received": received,
+            "closed_by_server": self.counts["closed_by_server"],
+            "messages_per_second": round(received / wall, 2) if wall else None,
+            "frame_bytes": self.frame_bytes,
+            "round_trip": latency_summary(self.rtts),
+            "cpu_seconds": cpu,
+            "cpu_ms_per_message": {role: _per(v, received) for role, v in cpu.items()},
+            "generator": {"cpu_seconds": round(own, 2), "cpu_share_of_one_core": round(own / wall, 3) if wall else None,
+                          "loop_lag": self.windows[-1].loop_lag if self.windows else None},
+        }
+
+
+def _echo_path(cpu: dict[str, float]) -> dict[str, float]:
+    """An echo touches Daphne, Redis (and nginx when it is in front) only; what the other roles
+    spent meanwhile is idle work."""
+    return cpu | {"echo_path": round(cpu.get("daphne", 0) + cpu.get("redis", 0) + cpu.get("nginx", 0), 3)}
+
+
+async def run_interleaved(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: float, seconds: float,
+                          rounds: int, connect_seconds: float, measure: Callable[[], dict[str, float]],
+                          before_play: Callable[[], None], before_echo: Callable[[], None],
+                          echo_paused: Callable[[], Any], seed: int = 1) -> dict[str, Any]:
+    """The game and the echo in alternating windows, `rounds` of each, `seconds` in all for each:
+    both sets of sockets stay open, and the host's speed, which drifts by a third over minutes on
+    these shared machines, weighs on both alike. The echo's frame size is the game's mean so far.
+    `before_play` / `before_echo` run before each window (the turn clocks), `echo_paused()` is
+    the context the echo runs in (the worker and scheduler stopped)."""
+    players = GamePlayers(tables, ports)
+    await players.open(connect_seconds, measure)
+    sessions = [s for t in tables for s in t["sessions"] if s]
+    echo = EchoSockets(len(tables), ports, sessions)
+    await echo.open(connect_seconds, measure)
+    rng = random.Random(seed)
+    per_round = []
+    for _ in range(rounds):
+        await asyncio.to_thread(before_play)
+        played = await players.play(pace, seconds / rounds, measure, rng)
+        await asyncio.to_thread(before_echo)
+        echo.frame_bytes = players.frame_bytes() or echo.frame_bytes
+        with echo_paused():
+            echoed = await echo.window(pace, seconds / rounds, measure)
+        action = _per(played.cpu.get("server_total"), played.count)
+        message = _per(_echo_path(echoed.cpu)["echo_path"], echoed.count)
+        per_round.append({"actions": played.count, "cpu_ms_per_action": action, "echo_messages": echoed.count,
+                          "echo_cpu_ms_per_message": message,
+                          "ratio": round(action / message, 2) if action and message else None,
+                          "host_steal": [played.cpu.get("host_steal"), echoed.cpu.get("host_steal")]})
+    await players.close()
+    await echo.close()
+    await _settle(measure)
+    return {"load": players.report(), "echo": echo.report(), "rounds": per_round}
+
+
+def _per(seconds: float | None, count: int) -> float | None:
+    return round(1000 * seconds / count, 3) if seconds is not None and count else None
 
 
 def machine() -> dict[str, Any]:

@@ -39,3 +39,7 @@ def test_a_small_load_run_loses_nothing():
     assert load["cpu_seconds"]["daphne"] > 0 and load["cpu_seconds"]["postgres"] > 0
     assert echo["messages_received"] == echo["messages_sent"] > 0
     assert report["ratio_to_echo"]["server_cpu_per_action"] is not None
+    # The game and the echo alternate (3 windows each): every window carried traffic.
+    assert len(report["rounds"]) == 3 == load["windows"] == echo["windows"]
+    assert all(r["actions"] > 0 and r["echo_messages"] > 0 and r["ratio"] for r in report["rounds"])
+    assert sum(r["actions"] for r in report["rounds"]) == load["actions_confirmed"]

@@ -35,6 +35,8 @@ class Command(BaseCommand):
         parser.add_argument("--connect-seconds", type=float, default=10.0,
                             help="spread the socket handshakes over this many seconds")
         parser.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
+        parser.add_argument("--rounds", type=int, default=3,
+                            help="alternating game and echo windows, each --seconds/rounds long")
         parser.add_argument("--nginx", action="store_true",
                             help="connect through nginx (deploy/nginx/burraco-proxy.conf) in front of the Daphnes")
         parser.add_argument("--db-name", default=f"burraco_live_bench_{os.getpid()}")
@@ -75,20 +77,23 @@ class Command(BaseCommand):
             say(f"playing on ports {stack.daphne_ports} for {options['seconds']} s ...")
             live.progress(f"load: {2 * len(tables)} sockets connect over {options['connect_seconds']} s, then "
                      f"{options['seconds']} s of play")
-            report["load"] = asyncio.run(live.run_load(
-                tables, ports, pace=options["pace"], seconds=options["seconds"],
-                connect_seconds=options["connect_seconds"], measure=measure,
-                before_play=lambda: _in_thread(live.restart_clocks, table_ids)))
-            if not options["no_echo"]:
-                load = report["load"]
-                say("echo baseline ...")
-                live.progress("echo baseline")
-                sessions = [s for t in tables for s in t["sessions"]]
-                with stack.paused("worker", "scheduler"):  # the echo touches Daphne and Redis only
-                    report["echo"] = asyncio.run(live.run_echo(
-                        len(tables), ports, sessions, pace=options["pace"], seconds=options["seconds"],
-                        frame_bytes=load["event_frame_bytes_mean"] or 2000,
-                        connect_seconds=options["connect_seconds"], measure=measure))
+            if options["no_echo"]:
+                report["load"] = asyncio.run(live.run_load(
+                    tables, ports, pace=options["pace"], seconds=options["seconds"],
+                    connect_seconds=options["connect_seconds"], measure=measure,
+                    before_play=lambda: _in_thread(live.restart_clocks, table_ids)))
+            else:
+                say("game and echo in alternating windows ...")
+                result = asyncio.run(live.run_interleaved(
+                    tables, ports, pace=options["pace"], seconds=options["seconds"], rounds=options["rounds"],
+                    connect_seconds=options["connect_seconds"], measure=measure,
+                    before_play=lambda: _in_thread(live.restart_clocks, table_ids),
+                    # Nobody's turn runs out while the echo has the processes and the scheduler is stopped.
+                    before_echo=lambda: _in_thread(live.restart_clocks, table_ids, 3600),
+                    # The echo touches Daphne and Redis only: the game's worker and scheduler are still.
+                    echo_paused=lambda: stack.paused("worker", "scheduler")))
+                report["load"], report["echo"] = result["load"], result["echo"]
+                report["rounds"] = result["rounds"]
                 report["ratio_to_echo"] = _ratios(report["load"], report["echo"])
         finally:
             if stack is not None:
