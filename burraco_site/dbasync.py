@@ -60,7 +60,9 @@ class _LoopConnections:
             raise
 
     def give_back(self, conn, broken: bool) -> None:
-        if broken or conn.closed:
+        # Not idle (a statement still in flight, an unknown state): never hand it on. psycopg
+        # itself cancels and drains a statement whose caller was cancelled mid-await.
+        if broken or conn.closed or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             _finish(conn)
         else:
             self.idle.append(conn)

@@ -176,3 +176,23 @@ def test_a_connection_made_after_a_thousand_sockets_can_still_be_checked():
         for sock in filler:
             sock.close()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+async def test_a_statement_cancelled_midway_never_reaches_the_next_caller():
+    """A socket closing can cancel its action while the statement is in flight: the next action
+    must not get the old statement's answer (psycopg cancels and drains it; the pool also closes
+    any connection handed back in another state than idle)."""
+    import asyncio
+
+    async def slow() -> None:
+        async with dbasync.cursor() as cursor:
+            await cursor.execute("SELECT pg_backend_pid(), pg_sleep(2)")
+
+    task = asyncio.ensure_future(slow())
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    async with dbasync.cursor() as cursor:
+        await cursor.execute("SELECT 41 + 1")
+        assert await cursor.fetchone() == (42,)
