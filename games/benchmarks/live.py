@@ -474,6 +474,7 @@ class GamePlayers:
         self.flat: list[PlayerSocket] = []
         self.windows: list[Window] = []
         self.connect: dict[str, Any] = {}
+        self.connect_time = 0.0
         for n, table in enumerate(tables):
             socks = []
             for seat, session in enumerate(table["sessions"]):

@@ -17,6 +17,20 @@ from games.services import broadcast, tables
 ORIGIN = (b"origin", b"http://127.0.0.1")
 
 
+def postgresql_without_timers(monkeypatch, why: str) -> None:
+    """Skip unless the database is PostgreSQL (`why` says what needs it), and stop the timers and
+    computer moves an action would schedule, so a test sees only the moves it makes itself."""
+    from django.db import connection
+
+    from games.services import turns
+
+    if connection.vendor != "postgresql":
+        import pytest
+
+        pytest.skip(why)
+    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
+
+
 def make_user(username: str):
     # No password: hashing one (Argon2) would cost more than the test; force_login needs none.
     return get_user_model().objects.create_user(username=username, email=f"{username}@example.it", password=None)

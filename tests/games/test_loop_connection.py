@@ -13,7 +13,8 @@ from burraco_site import dbasync
 from games.engine import Game as EngineGame
 from games.engine import replay
 from games.models import Game, Hand, Move
-from games.services import play, turns
+from games.services import play
+from tests.games.helpers import postgresql_without_timers
 from tests.games.test_consumers import app, connect, hello, receive_type, reload, two_player_game  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,9 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def _postgres_and_quiet(monkeypatch):
-    if connection.vendor != "postgresql":
-        pytest.skip("the loop's connections are PostgreSQL's")
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
+    postgresql_without_timers(monkeypatch, "the loop's connections are PostgreSQL's")
     play._written.clear()
 
 

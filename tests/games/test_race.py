@@ -10,22 +10,20 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 
 from games.engine import IllegalMove
 from games.models import Game, Move
-from games.services import turns
 from games.services.play import submit_action
-from tests.games.helpers import make_user, started_table
+from tests.games.helpers import make_user, postgresql_without_timers, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
 def postgresql_only(monkeypatch):
-    if connection.vendor != "postgresql":
-        pytest.skip("row-lock race needs PostgreSQL (SQLite has no SELECT ... FOR UPDATE); run with DATABASE_URL")
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
+    postgresql_without_timers(
+        monkeypatch, "row-lock race needs PostgreSQL (SQLite has no SELECT ... FOR UPDATE); run with DATABASE_URL")
 
 
 def race(calls):

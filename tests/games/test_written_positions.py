@@ -10,9 +10,9 @@ from django.test.utils import CaptureQueriesContext
 
 from games.engine import Game as EngineGame
 from games.models import Game, Move, Seat
-from games.services import play, turns
+from games.services import play
 from games.services.play import apply_action
-from tests.games.helpers import make_user, started_table
+from tests.games.helpers import make_user, postgresql_without_timers, started_table
 
 # Autocommit, as in the server: inside a test's transaction the kept positions are not used.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,9 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def _postgres_and_quiet(monkeypatch):
-    if connection.vendor != "postgresql":
-        pytest.skip("the kept positions belong to PostgreSQL's one-read-one-write path")
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
+    postgresql_without_timers(monkeypatch, "the kept positions belong to PostgreSQL's one-read-one-write path")
     play._written.clear()
 
 
