@@ -29,6 +29,7 @@ import math
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,8 +54,10 @@ class Tally:
     ms_a: list[float] = field(default_factory=list)
     ms_b: list[float] = field(default_factory=list)
     digest: Any = field(default_factory=hashlib.sha256)
+    # How the hands each side lost ended: its standing and who closed (`lost_hand`), counted.
+    lost: dict[str, Counter[str]] = field(default_factory=lambda: {"a": Counter(), "b": Counter()})
 
-    def add(self, diff: int) -> None:
+    def add(self, diff: int, hand: HandResult | None = None) -> None:
         self.games += 1
         self.diffs.append(diff)
         if diff > 0:
@@ -63,6 +66,10 @@ class Tally:
             self.wins_b += 1
         else:
             self.draws += 1
+        if hand is not None and diff:
+            loser = "b" if diff > 0 else "a"
+            side = hand.a_side if loser == "a" else 1 - hand.a_side
+            self.lost[loser][lost_hand(hand.game, side)] += 1
 
     def summary(self, level_a: str, level_b: str, *, duplicate: bool = False, **extra: Any) -> dict[str, Any]:
         won = self.wins_a + self.draws / 2
@@ -94,6 +101,7 @@ class Tally:
             "decision_ms_a": _quantiles(self.ms_a),
             "decision_ms_b": _quantiles(self.ms_b),
             "digest": self.digest.hexdigest()[:16],
+            "lost_hands": {who: dict(counts.most_common()) for who, counts in self.lost.items()},
             **extra,
         }
 
@@ -130,6 +138,26 @@ def _quantiles(samples: list[float]) -> dict[str, float | int | None]:
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
     return {"median": round(statistics.median(ordered), 3), "p99": round(p99, 3),
             "max": round(ordered[-1], 3), "decisions": len(ordered)}
+
+
+def lost_hand(game: Game, side: int) -> str:
+    """How a hand that `side` lost ended, as "<standing>, <ending>": how far the side had got
+    (``ready``: pozzetto taken and a burraco down, free to close; ``pozzetto``: taken, no
+    burraco; ``burraco``: a burraco, the pozzetto still waiting; ``neither``) and who ended it
+    (``they closed``, ``we closed`` (and still lost), ``no close``: the stock ran out).
+
+    The losses of a strong level are mostly ``..., they closed``: which standing they caught it
+    in says whether it was too slow to its pozzetto, to its burraco, or to its close.
+    """
+    pozzetto = game.pozzetto_state[side] != "available"
+    burraco = game.has_burraco(side)
+    standing = ("ready" if pozzetto and burraco else "pozzetto" if pozzetto
+                else "burraco" if burraco else "neither")
+    if game.closed_by is None:
+        ending = "no close"
+    else:
+        ending = "we closed" if game.closed_by % 2 == side else "they closed"
+    return f"{standing}, {ending}"
 
 
 @dataclass
@@ -217,7 +245,7 @@ def run(level_a: str, level_b: str, *, games: int, seed: int, preset: str = "cla
     for hand in hands(level_a, level_b, games=games, seed=seed, preset=preset, players=players,
                       duplicate=duplicate, tally=tally, auditor=auditor,
                       budget_seconds=budget_seconds, worlds=worlds, memory=memory):
-        tally.add(hand.diff)
+        tally.add(hand.diff, hand)
     extra: dict[str, Any] = {"seed": seed, "preset": preset, "players": players, "memory": memory}
     if auditor is not None:
         extra["audit"] = auditor.summary()
@@ -251,6 +279,10 @@ def report_text(result: dict[str, Any]) -> str:
     if result.get("stuck"):
         lines.append(f"STUCK hands (stopped after {MAX_ACTIONS} actions, scored as they stood): "
                      f"{result['stuck']}")
+    for who, level in (("a", a), ("b", b)):
+        lost = result.get("lost_hands", {}).get(who)
+        if lost:
+            lines.append(f"{who.upper()} ({level}) lost: " + "; ".join(f"{k} {v}" for k, v in lost.items()))
     lines.append(f"games digest {result['digest']}")
     audit = result.get("audit")
     if audit:

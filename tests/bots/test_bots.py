@@ -245,3 +245,36 @@ def test_expert_keeps_the_greedy_choice_unless_another_clearly_beats_it(monkeypa
     assert compared > 10 and deviated == 0
     compared, deviated = decisions(0.0)
     assert compared > 10 and deviated > 0
+
+
+def test_lost_hands_say_how_far_the_loser_got_and_who_closed():
+    """Each lost hand is counted once, for the side that lost it, by its standing at the end."""
+    result = tournament.run("medio", "principiante", games=20, seed=3, duplicate=True)
+    lost = result["lost_hands"]
+    assert sum(lost["a"].values()) == result["wins_b"]
+    assert sum(lost["b"].values()) == result["wins_a"]
+    standings = {"ready", "pozzetto", "burraco", "neither"}
+    endings = {"they closed", "we closed", "no close"}
+    for counts in lost.values():
+        for key in counts:
+            standing, ending = key.split(", ")
+            assert standing in standings and ending in endings, key
+    assert "lost:" in tournament.report_text(result)
+
+
+def test_lost_hand_reads_the_standing_and_the_closer():
+    ruleset = Ruleset.preset("classico", players=2, target=None)
+    burraco = "5H 6H 7H 8H 9H TH JH"
+    game = Game.setup(ruleset, hands=["3C 4D", "KS"], stock="QD QS", pozzetti=[None, "AS"],
+                      melds=[[burraco], ["4C 4D 4S"]])
+    assert tournament.lost_hand(game, 0) == "ready, no close"
+    assert tournament.lost_hand(game, 1) == "neither, no close"
+    game.closed_by = 0
+    assert tournament.lost_hand(game, 1) == "neither, they closed"
+    assert tournament.lost_hand(game, 0) == "ready, we closed"
+    game.closed_by = None
+    game.pozzetto_state[0] = "available"
+    assert tournament.lost_hand(game, 0) == "burraco, no close"
+    game.table[0] = []
+    game.pozzetto_state[0] = "taken"
+    assert tournament.lost_hand(game, 0) == "pozzetto, no close"
