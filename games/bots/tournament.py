@@ -16,6 +16,9 @@ the mistakes of issue 13. ``memory`` says which sides receive the hand's public 
 (`Game.public_record`) beside their view: ``both`` (as at the site), ``a``, ``b`` or ``none``, so
 that esperto with its memory can meet esperto without.
 
+Each side's lost hands are counted by how far it had got and who closed (:func:`lost_hand`):
+whether a level is too slow to its pozzetto, to its burraco or to its close.
+
 Win rates come with a 95 % Wilson interval (a draw counts half); the mean score difference
 with a 95 % normal interval, over pairs when the deals are duplicated (a pair's two hands are
 not independent, the pairs are).
