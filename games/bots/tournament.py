@@ -147,7 +147,8 @@ def lost_hand(game: Game, side: int) -> str:
     """How a hand that `side` lost ended, as "<standing>, <ending>": how far the side had got
     (``ready``: pozzetto taken and a burraco down, free to close; ``pozzetto``: taken, no
     burraco; ``burraco``: a burraco, the pozzetto still waiting; ``neither``) and who ended it
-    (``they closed``, ``we closed`` (and still lost), ``no close``: the stock ran out).
+    (``they closed``, ``we closed`` (and still lost), ``no close``: the stock ran out, or a stuck
+    hand was stopped).
 
     The losses of a strong level are mostly ``..., they closed``: which standing they caught it
     in says whether it was too slow to its pozzetto, to its burraco, or to its close.
