@@ -13,7 +13,8 @@ spends a wild esperto also plays the same turn keeping its wilds in hand, each t
 on through the look-ahead, and keeps the wilds when that is worth more; the pozzetto and the close
 follow the greedy player's turn search when it finds them (`strategy.finishing_line`). It stops
 sampling when its budget of CPU time runs out (or, on a machine so busy that the wall clock runs
-far ahead, at a wall-clock cap).
+far ahead, at a wall-clock cap, which also cuts a look-ahead short: a decision never runs past it
+by more than one move of the look-ahead).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from .strategy import (
 # tables, or a busy machine, samples as many worlds as an idle one and plays as well; the wall
 # clock only caps a decision (WALL_LIMIT_SECONDS) so that nobody waits past a second.
 DEFAULT_BUDGET_SECONDS = 0.4  # CPU seconds; 0.15 s won 61.5 %, 0.4 s 63.5 % (wall-clock then)
-WALL_LIMIT_SECONDS = 0.9  # never start a world that would end past this (1 s is the limit) ...
+WALL_LIMIT_SECONDS = 0.9  # no world is started that would end past this, nor finished past it (1 s is the limit) ...
 WALL_LIMIT_FACTOR = 2.5  # ... nor past this many times the budget (a small budget, a small cap)
 HORIZON_TURNS = 6  # look-ahead: turn ends (discards) after the candidate; 4 until issue 13 (6: +20 a hand)
 MAX_DISCARD_CANDIDATES = 4
@@ -81,7 +82,8 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     It samples worlds until ``budget_seconds`` (default :data:`DEFAULT_BUDGET_SECONDS`) of this
     thread's CPU time (`time.thread_time`: what other threads and processes take of the machine
     does not count) would be overrun, or the wall clock's cap (:data:`WALL_LIMIT_SECONDS`, at
-    most :data:`WALL_LIMIT_FACTOR` times the budget) would be. ``worlds`` instead fixes how many
+    most :data:`WALL_LIMIT_FACTOR` times the budget) would be; a world still running at that cap
+    is dropped (if it was the first, the greedy player's choice stands). ``worlds`` instead fixes how many
     worlds it samples and ignores the clocks, so the choice is a function of the view and the
     rng alone (repeatable tournaments and tests).
     ``record`` (`Game.public_record`) is the hand's public history: with it the cards the others
@@ -101,13 +103,22 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     player = RolloutPlayer(params, seat % 2)
     sampled = 0
     weights = 0.0
+    wall_cap = min(budget * WALL_LIMIT_FACTOR, WALL_LIMIT_SECONDS)
+    # With a fixed number of worlds the clocks are ignored, so the choice is repeatable.
+    deadline = None if worlds is not None else start + wall_cap
     while True:
         world = _deal(view, rng, memory) if sampled else game
         weight = 1.0 if memory is None else memory.weight(world)
         seed = rng.getrandbits(32)
-        for i, action in enumerate(candidates):
-            sample = world.copy() if i < len(candidates) - 1 else world
-            totals[i] += weight * _rollout(sample, seat, action, random.Random(seed), player)
+        try:
+            values = [_rollout(world.copy() if i < len(candidates) - 1 else world, seat, action,
+                               random.Random(seed), player, deadline)
+                      for i, action in enumerate(candidates)]
+        except OutOfTime:
+            # A world cut short is dropped whole: the candidates are compared on the same worlds.
+            break
+        for i, value in enumerate(values):
+            totals[i] += weight * value
         sampled += 1
         weights += weight
         if worlds is not None:
@@ -118,11 +129,12 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
         # CPU time of this thread, or the wall-clock cap (a descheduled world is slower).
         cpu = time.thread_time() - cpu_start
         wall = time.perf_counter() - start
-        wall_cap = min(budget * WALL_LIMIT_FACTOR, WALL_LIMIT_SECONDS)
         if cpu + cpu / sampled > budget or wall + wall / sampled > wall_cap:
             break
         if sampled >= MAX_WORLDS:
             break
+    if not sampled:  # the first world did not fit in the cap: the greedy player's choice stands
+        return candidates[0][0]
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
     if best != 0 and (totals[best] - totals[0]) / weights < DEVIATION_MARGIN:
         best = 0
@@ -334,8 +346,17 @@ def _lays_off(meld: Meld, card: Card, game: Game) -> bool:
     return True
 
 
-def _rollout(game: Game, seat: int, plan: Plan, rng: random.Random, player: RolloutPlayer) -> float:
-    """Play `plan` for `seat`, then the look-ahead, and value the end for `seat`'s side."""
+class OutOfTime(Exception):
+    """A look-ahead passed the decision's wall-clock deadline."""
+
+
+def _rollout(game: Game, seat: int, plan: Plan, rng: random.Random, player: RolloutPlayer,
+             deadline: float | None = None) -> float:
+    """Play `plan` for `seat`, then the look-ahead, and value the end for `seat`'s side.
+
+    Past `deadline` (a `time.perf_counter` reading) it raises :class:`OutOfTime` before its next
+    move: on a machine busy enough to deschedule the thread, one look-ahead can take longer than
+    the rest of the decision, and the cap between worlds alone let decisions run to 1.7 s."""
     side = seat % 2
     for action in plan:
         if game.hand_over:
@@ -344,6 +365,8 @@ def _rollout(game: Game, seat: int, plan: Plan, rng: random.Random, player: Roll
     turns_left = HORIZON_TURNS  # turn ends after the plan's
     steps = 0
     while not game.hand_over and turns_left > 0 and steps < 200:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise OutOfTime
         mover = game.to_move
         act = player.action(game, mover, rng)
         game.apply(mover, act)

@@ -112,11 +112,14 @@ def test_a_wild_held_is_an_asset_not_a_loss(monkeypatch):
     assert gap > 0
 
 
-def _fake_clocks(monkeypatch, cpu_per_world: float, wall_per_world: float) -> list[int]:
+def _fake_clocks(monkeypatch, cpu_per_world: float, wall_per_world: float,
+                 stall: dict[int, float] | None = None) -> list[int]:
     """Every rollout costs the given CPU and wall time on fake clocks; returns a counter of
-    rollouts."""
+    rollouts. ``stall`` maps a rollout's number (from 1) to extra wall-clock seconds it loses
+    before its look-ahead starts (the thread descheduled in the middle of a world)."""
     clock = {"cpu": 0.0, "wall": 0.0}
     calls = [0]
+    stall = stall or {}
 
     class FakeTime:
         @staticmethod
@@ -132,7 +135,7 @@ def _fake_clocks(monkeypatch, cpu_per_world: float, wall_per_world: float) -> li
     def rollout(*args, **kwargs):
         calls[0] += 1
         clock["cpu"] += cpu_per_world
-        clock["wall"] += wall_per_world
+        clock["wall"] += wall_per_world + stall.get(calls[0], 0.0)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(expert, "time", FakeTime)
@@ -175,6 +178,37 @@ def test_wall_clock_caps_a_decision_on_a_very_busy_machine(monkeypatch):
     assert worlds * n * 0.002 < expert.DEFAULT_BUDGET_SECONDS / 4
 
 
+def test_a_world_still_running_at_the_wall_clock_cap_is_cut_short_and_dropped(monkeypatch):
+    """The cap between worlds guesses from the worlds so far; a world whose thread is descheduled
+    in its middle must not run on past the cap (in session 6 single decisions took 1.7 s)."""
+    view, n = _a_decision()
+    seen: list[float] = []
+    real = expert._rollout
+
+    def rollout(game, seat, plan, rng, player, deadline=None):
+        value = real(game, seat, plan, rng, player, deadline)
+        seen.append(value)
+        return value
+
+    monkeypatch.setattr(expert, "_rollout", rollout)
+    # The first rollout of the third world loses 5 s: it stops at its first move, and no
+    # other rollout of that world (nor any later one) is started.
+    calls = _fake_clocks(monkeypatch, cpu_per_world=0.002, wall_per_world=0.002, stall={2 * n + 1: 5.0})
+    action = expert.expert_action(view, random.Random(1), budget_seconds=expert.DEFAULT_BUDGET_SECONDS)
+    assert calls[0] == 2 * n + 1
+    assert len(seen) == 2 * n  # the cut one returned no value
+    assert action in expert._candidates(knowledge.determinize(view, random.Random(1)), view["seat"], strategy.DEFAULT)
+
+
+def test_when_not_even_one_world_fits_the_greedy_choice_stands(monkeypatch):
+    view, n = _a_decision()
+    calls = _fake_clocks(monkeypatch, cpu_per_world=0.002, wall_per_world=0.002, stall={1: 5.0})
+    action = expert.expert_action(view, random.Random(1), budget_seconds=expert.DEFAULT_BUDGET_SECONDS)
+    assert calls[0] == 1
+    game = knowledge.determinize(view, random.Random(0))
+    assert action == strategy.greedy_action(game, view["seat"])
+
+
 def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypatch):
     """Even deviating from medio on any difference at all (no margin), esperto throws no card
     that lays off on the other side's melds while a natural card that does not is in hand;
@@ -204,3 +238,4 @@ def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypat
     assert compared > 20 and fed > 0
     compared, fed = feeding_discards(True)
     assert compared > 20 and fed == 0
+

@@ -75,9 +75,9 @@ def test_esperto_weighs_keeping_the_wild_against_medio_s_dirty_meld(monkeypatch)
     seen: list[list[dict]] = []
     real = expert._rollout
 
-    def rollout(g, seat, plan, rng, player):
+    def rollout(g, seat, plan, rng, player, deadline=None):
         seen.append(list(plan))
-        return real(g, seat, plan, rng, player)
+        return real(g, seat, plan, rng, player, deadline)
 
     monkeypatch.setattr(expert, "_rollout", rollout)
     monkeypatch.setattr(expert, "HORIZON_TURNS", 2)
