@@ -38,6 +38,7 @@ from .strategy import (
     finishing_line,
     greedy_action,
     hopeless,  # moved to strategy: finishing_line skips the search with it
+    no_gift,
     opponents_can_take,
     stranded,  # noqa: F401  (moved to strategy; kept importable from here)
 )
@@ -255,8 +256,9 @@ def _without_wilds(game: Game, seat: int) -> Game:
 
 def _discard_candidates(game: Game, seat: int, params: Params) -> list[Action]:
     """Medio's discard first, then the best of the others by its reckoning (no wild, nothing
-    that feeds the other side while something safe is left)."""
-    legal = [a["card"] for a in game.legal_actions(seat, kinds=("discard",))]
+    that feeds the other side while something safe is left, and never a card that completes
+    one of their burraco while another is left: `strategy.no_gift`)."""
+    legal = no_gift(game, seat, [a["card"] for a in game.legal_actions(seat, kinds=("discard",))])
     scores = discard_scores(game, seat, legal, params)
     ranked = sorted(legal, key=lambda t: (scores[t], t))
     # Never a wild (scored 1000+) unless nothing else is left.
@@ -266,7 +268,7 @@ def _discard_candidates(game: Game, seat: int, params: Params) -> list[Action]:
         ranked = [t for t in ranked if not _feeds(game, seat, t)] or ranked
     # The greedy player's own discard first, as it would throw it (its last-card rules included:
     # a lone wild that no meld can take is thrown), unless it feeds them and a safe one is left.
-    greedy = discard_action(game, seat, params)["card"]
+    greedy = discard_action(game, seat, params)["card"]  # never a gift either while one is left
     if greedy in ranked:
         ranked.remove(greedy)
         ranked.insert(0, greedy)

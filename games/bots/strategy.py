@@ -581,6 +581,21 @@ def discard_scores(g: Game, seat: int, legal: list[str], params: Params = DEFAUL
     return scores
 
 
+def no_gift(g: Game, seat: int, legal: list[str]) -> list[str]:
+    """The discards of `legal` that complete none of the other side's burraco, or all of
+    `legal` when each one does. Whoever takes the pile lays such a card off at once, so it is
+    never thrown while another card is left (issue 13), whatever the rest of the reckoning says.
+
+    >>> from games.engine import Ruleset
+    >>> g = Game.setup(Ruleset.preset("classico"), hands=["JH 4C", "5S 6S 7S 8S 9S 10S JS 2C"],
+    ...                stock="AS", discard="8D", melds=[[], ["5H 6H 7H 8H 9H 10H"]])
+    >>> no_gift(g, 0, ["JH", "4C"]), no_gift(g, 0, ["JH"])
+    (['4C'], ['JH'])
+    """
+    kept = [t for t in legal if not opponents_can_take(g, seat, Card.parse(t))[1]]
+    return kept or legal
+
+
 def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     legal = [a["card"] for a in g.legal_actions(seat, kinds=("discard",))]
     if not legal:
@@ -595,7 +610,7 @@ def discard_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
             # Keeping it would leave a lone wild that no meld of ours can take: the hand could
             # never close. Throw it and close with the other card.
             scores[wild.text] = -1000.0
-    card = min(legal, key=lambda t: (scores[t], t))
+    card = min(no_gift(g, seat, legal), key=lambda t: (scores[t], t))
     return {"type": "discard", "card": card}
 
 

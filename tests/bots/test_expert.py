@@ -239,3 +239,32 @@ def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypat
     compared, fed = feeding_discards(True)
     assert compared > 20 and fed == 0
 
+
+def test_no_card_that_completes_their_burraco_while_another_is_left(monkeypatch):
+    """Every card in hand lays off on the other side's melds; the jack of hearts would also
+    complete their burraco. It is never among the discards esperto compares, so no look-ahead
+    (whose opponent may not take the pile) can choose it; without `no_gift` it is compared."""
+    game = Game.setup(Ruleset.preset("classico"), hands=["JH QH", "5S 6S 7S 8S 9S 10S JS 2C"],
+                      stock="KS 3D 4D 5D 6D 7D", discard="8D",
+                      melds=[[], ["5H 6H 7H 8H 9H 10H", "QC QD QS", "KD KH KC"]])
+    game.apply(0, {"type": "draw"})
+    view = game.view(0)
+    world = knowledge.determinize(view, random.Random(0))
+    assert all(expert._feeds(world, 0, c.text) for c in world.hands[0])
+    compared = [a["card"] for a in expert._candidates(world, 0, strategy.DEFAULT)]
+    assert "JH" not in compared and len(compared) == 2
+    monkeypatch.setattr(expert, "DEVIATION_MARGIN", 0.0)
+    assert all(expert.expert_action(view, random.Random(i), worlds=2)["card"] != "JH" for i in range(3))
+    monkeypatch.setattr(expert, "no_gift", lambda g, seat, legal: legal)
+    assert "JH" in [a["card"] for a in expert._candidates(world, 0, strategy.DEFAULT)]
+
+
+def test_medio_throws_no_gift_while_another_card_is_left():
+    # A lone wild with no home is thrown to close (strategy.discard_action), unless it would
+    # complete their burraco: the other card goes instead.
+    game = Game.setup(Ruleset.preset("classico"), hands=["2C", "5S 6S 7S 8S 9S 10S JS 2D"],
+                      stock="4D 3D 4H 5D 6D 7D", discard="8D", pozzetti=[None, None],
+                      melds=[["AS AH AD AC AS AH AD"], ["5C 6C 7C 8C 9C 10C"]])
+    game.apply(0, {"type": "draw"})
+    assert strategy.opponents_can_take(game, 0, Card.parse("2C")) == (True, True)
+    assert strategy.discard_action(game, 0)["card"] == "4D"
