@@ -47,7 +47,7 @@ from .strategy import (
 # tables, or a busy machine, samples as many worlds as an idle one and plays as well; the wall
 # clock only caps a decision (WALL_LIMIT_SECONDS) so that nobody waits past a second.
 DEFAULT_BUDGET_SECONDS = 0.4  # CPU seconds; 0.15 s won 61.5 %, 0.4 s 63.5 % (wall-clock then)
-WALL_LIMIT_SECONDS = 0.9  # no world is started that would end past this, nor finished past it (1 s is the limit) ...
+WALL_LIMIT_SECONDS = 0.9  # no world starts that would end past this, none runs on past it (1 s: the limit) ...
 WALL_LIMIT_FACTOR = 2.5  # ... nor past this many times the budget (a small budget, a small cap)
 HORIZON_TURNS = 6  # look-ahead: turn ends (discards) after the candidate; 4 until issue 13 (6: +20 a hand)
 MAX_DISCARD_CANDIDATES = 4
@@ -84,9 +84,9 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     thread's CPU time (`time.thread_time`: what other threads and processes take of the machine
     does not count) would be overrun, or the wall clock's cap (:data:`WALL_LIMIT_SECONDS`, at
     most :data:`WALL_LIMIT_FACTOR` times the budget) would be; a world still running at that cap
-    is dropped (if it was the first, the greedy player's choice stands). ``worlds`` instead fixes how many
-    worlds it samples and ignores the clocks, so the choice is a function of the view and the
-    rng alone (repeatable tournaments and tests).
+    is dropped (if it was the first, the greedy player's choice stands). ``worlds`` instead fixes
+    how many worlds it samples and ignores the clocks, so the choice is a function of the view
+    and the rng alone (repeatable tournaments and tests).
     ``record`` (`Game.public_record`) is the hand's public history: with it the cards the others
     took from the pile stay in their hands in every world, and each world counts as much as the
     others' last choices are likely in it (`knowledge.Memory`).
