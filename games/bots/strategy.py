@@ -54,6 +54,21 @@ class Params:
     finish_nodes: int = 100  # positions the search may visit (100 found 251 of the 252 lines 3,000 found)
     sequence_bonus: float = 6.0
     threat_hand: int = 4  # the others may close soon: pozzetto, a burraco and this many cards or fewer
+    # hand_value, the worth of a hand that weighs the pile against the stock:
+    value_lay_off: float = 6.0  # each natural it lays off, beyond its points
+    value_meld_card: float = 6.0  # each card of a clean meld it opens, beyond the meld's points
+    value_wild: float = 22.0  # each wild it holds
+    value_pair: float = 4.0  # each further card of a rank
+    value_near1: float = 4.0  # two naturals of a suit one place apart
+    value_near2: float = 2.0  # ... two places apart
+    # best_play, the worth of each meld or lay-off (the best is played, if any):
+    play_lay_off: float = 50.0  # a natural laid off
+    play_chain_card: float = 8.0  # each card of several laid together on an own run
+    play_wild_lay_off: float = 25.0  # a wild laid off while racing or with wilds to spare
+    play_meld: float = 20.0  # a new meld ...
+    play_meld_card: float = 8.0  # ... and each of its cards
+    play_burraco: float = 150.0  # a play that completes a burraco
+    play_diretta: float = 80.0  # a play that empties the hand before the pozzetto
 
 
 DEFAULT = Params()
@@ -228,7 +243,7 @@ def play_allowed(g: Game, seat: int, rest: list[Card], burraco_after: bool) -> b
 # ----------------------------------------------------------------------------- draw
 
 
-def hand_value(cards: list[Card], g: Game, side: int) -> float:
+def hand_value(cards: list[Card], g: Game, side: int, params: Params = DEFAULT) -> float:
     """A quick worth of a hand: what it could lay off and meld now, wilds, and near-melds."""
     value = 0.0
     remaining = list(cards)
@@ -247,7 +262,7 @@ def hand_value(cards: list[Card], g: Game, side: int) -> float:
                     except IllegalMove:
                         continue
                     remaining.remove(c)
-                    value += c.points + 6
+                    value += c.points + params.value_lay_off
                     changed = True
                     break
     melds = candidate_melds(remaining, g, side, allow_dirty=False)
@@ -258,13 +273,13 @@ def hand_value(cards: list[Card], g: Game, side: int) -> float:
             continue
         remaining = rest
         used.extend(meld.cards)
-        value += meld.points + 6 * len(meld.cards)
-    value += 22 * sum(1 for c in remaining if c.is_wild)
-    value += structure(remaining)
+        value += meld.points + params.value_meld_card * len(meld.cards)
+    value += params.value_wild * sum(1 for c in remaining if c.is_wild)
+    value += structure(remaining, params)
     return value
 
 
-def structure(cards: list[Card]) -> float:
+def structure(cards: list[Card], params: Params = DEFAULT) -> float:
     """Pairs and near neighbours in a suit: the makings of melds."""
     value = 0.0
     by_rank: dict[int, int] = {}
@@ -274,14 +289,14 @@ def structure(cards: list[Card]) -> float:
             by_rank[c.rank] = by_rank.get(c.rank, 0) + 1
     for k in by_rank.values():
         if k >= 2:
-            value += 4 * (k - 1)
+            value += params.value_pair * (k - 1)
     for p in pos.values():
         ps = sorted(set(p))
         for a, b in zip(ps, ps[1:], strict=False):
             if b - a == 1:
-                value += 4
+                value += params.value_near1
             elif b - a == 2:
-                value += 2
+                value += params.value_near2
     return value
 
 
@@ -361,8 +376,8 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
         taken.apply(seat, {"type": "take_discards"})
         if next(taken.legal_actions(seat, kinds=("lay_off", "meld")), None) is None:
             return {"type": "draw"}
-    before = hand_value(hand, g, side)
-    after = hand_value(hand + pile, g, side)
+    before = hand_value(hand, g, side, params)
+    after = hand_value(hand + pile, g, side, params)
     gain = after - before
     # Cards that do not meld at once are a burden: a longer way to the pozzetto, and points lost
     # if the hand ends (more so late in the hand). The stock card is worth a little on average.
@@ -457,18 +472,19 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
                 elif makes_burraco:
                     score = 140.0
                 elif race or (wild_count >= 2 and len(meld.cards) >= 5):
-                    score = 25.0 + 3 * len(meld.cards)
+                    score = params.play_wild_lay_off + 3 * len(meld.cards)
                 else:
                     continue  # keep the wild for a burraco
             else:
-                score = 50.0 + c.points + 2 * len(meld.cards) + (150 if makes_burraco else 0)
+                score = (params.play_lay_off + c.points + 2 * len(meld.cards)
+                         + (params.play_burraco if makes_burraco else 0))
             rest = _rest(hand, [c])
             assert rest is not None
             after = new.burraco is not None or any(m.burraco for i, m in enumerate(table) if i != index)
             if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
                 continue
             if len(rest) == 0 and not pozzetto_taken:
-                score += 80  # in diretta
+                score += params.play_diretta  # in diretta
             consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text]})
     # Several naturals at once on the side's own run: 8-9-10 of hearts go on its 5-6-7, never
     # beside it as a second run that can never join the first (nor be laid a card at a time,
@@ -490,10 +506,11 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
         after = new.burraco is not None or any(m.burraco for i, m in enumerate(table) if i != index)
         if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
             continue
-        score = 50.0 + sum(c.points for c in chain) + 8 * len(chain) + 2 * len(meld.cards)
-        score += 150 if makes_burraco else 0
+        score = (params.play_lay_off + sum(c.points for c in chain) + params.play_chain_card * len(chain)
+                 + 2 * len(meld.cards))
+        score += params.play_burraco if makes_burraco else 0
         if len(rest) == 0 and not pozzetto_taken:
-            score += 80
+            score += params.play_diretta
         consider(score, {"type": "lay_off", "meld": meld.id, "cards": [c.text for c in chain]})
     allow_dirty = race or wild_count >= 2
     # A wild spent on a 3-card meld early is a burraco lost: keep it unless racing.
@@ -508,13 +525,14 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
         if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
             continue
         dirty = meld.wild is not None
-        score = 20.0 + meld.points + 8 * len(meld.cards) - (params.dirty_meld_cost if dirty else 0)
+        score = (params.play_meld + meld.points + params.play_meld_card * len(meld.cards)
+                 - (params.dirty_meld_cost if dirty else 0))
         if meld.kind == "sequence":
             score += params.sequence_bonus  # runs grow at both ends: the road to a burraco
         if meld.burraco:
-            score += 150
+            score += params.play_burraco
         if len(rest) == 0 and not pozzetto_taken:
-            score += 80
+            score += params.play_diretta
         consider(score, {"type": "meld", "cards": meld.texts()})
     return best[1] if best else None
 
