@@ -1,9 +1,12 @@
-"""Positions for the computer players' tests."""
+"""Positions for the computer players' tests, and the bench scripts they load."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 
 from games.bots import strategy
 from games.engine import Game, Ruleset
@@ -21,3 +24,14 @@ def medio_positions(hands: int, seed: int) -> Iterator[tuple[Game, int]]:
             seat = game.to_move
             yield game, seat
             game.apply(seat, strategy.greedy_action(game, seat, rng))
+
+
+BENCH_SCRIPTS = Path(__file__).resolve().parents[2] / "docs" / "bench" / "scripts"
+
+
+def load_bench_script(name: str) -> ModuleType:
+    """A script of docs/bench/scripts (outside any package), imported fresh."""
+    spec = importlib.util.spec_from_file_location(name, BENCH_SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -3,22 +3,12 @@ each mode deals esperto's worlds with exactly the information it names, and no m
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from collections import Counter
-from pathlib import Path
 
 from games.bots import strategy
 from games.engine import Game, Ruleset
-
-SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "bench" / "scripts" / "sees_every_card.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("sees_every_card", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.bots.helpers import load_bench_script
 
 
 def a_game_under_way(players: int, seed: int) -> Game:
@@ -33,7 +23,7 @@ def texts(cards) -> Counter:
 
 
 def test_knowing_the_hands_keeps_them_and_shuffles_only_the_stock_and_pozzetti():
-    script = load_script()
+    script = load_bench_script("sees_every_card")
     for players in (2, 4):
         game = a_game_under_way(players, seed=11 + players)
         seat = game.to_move
@@ -50,7 +40,7 @@ def test_knowing_the_hands_keeps_them_and_shuffles_only_the_stock_and_pozzetti()
 
 
 def test_seeing_everything_is_the_real_game():
-    script = load_script()
+    script = load_bench_script("sees_every_card")
     game = a_game_under_way(2, seed=3)
     script.current["game"] = game
     world = script.deal_everything(game.view(game.to_move), random.Random(0), None)

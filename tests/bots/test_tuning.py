@@ -4,23 +4,14 @@ script's regression recovers a known effect from noisy pairs."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import random
-from pathlib import Path
 
 from games.bots import strategy
 from games.engine import Card, Game, Ruleset
+from tests.bots.helpers import load_bench_script
 
 RULES = Ruleset.preset("classico")
-SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "bench" / "scripts" / "tune_medio.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("tune_medio", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_hand_weights_are_params():
@@ -47,11 +38,11 @@ def test_a_play_weight_changes_the_choice():
 
 def test_every_tuned_name_is_a_weight_of_params():
     names = {f.name for f in dataclasses.fields(strategy.Params)}
-    assert set(load_script().SPACE) <= names
+    assert set(load_bench_script("tune_medio").SPACE) <= names
 
 
 def test_the_regression_recovers_a_known_effect(tmp_path):
-    tune = load_script()
+    tune = load_bench_script("tune_medio")
     rng = random.Random(5)
     truth = {"take_pile_min_gain": 0.8, "keep_pair": -0.5}
     log = tmp_path / "pairs.jsonl"
