@@ -166,9 +166,15 @@ def test_four_player_hands_leak_nothing(monkeypatch, seed):
 
 
 def test_hand_changes_leak_nothing(monkeypatch):
-    """A match to 2005 across two hands: the scoring and the next deal's snapshots included."""
+    """A match to 2005 across two hands: the scoring and the next deal's snapshots included.
+
+    The deal is random and random play melds a lot, so now and then a side passes 2005 in two
+    hands (seen in CI): then the match ends there and no third hand is dealt."""
     checked, game = play_and_audit(monkeypatch, 2, 6, target=2005, max_hands=2)
-    assert checked > 600 and game.hands.count() == 3 and game.hands.filter(score__isnull=False).count() == 2
+    assert checked > 600 and game.hands.filter(score__isnull=False).count() == 2
+    assert game.hands.count() == (2 if game.finished else 3)
+    if game.finished:
+        assert max(game.totals) >= 2005
 
 
 def test_the_checker_catches_a_leak():
