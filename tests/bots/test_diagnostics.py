@@ -22,18 +22,22 @@ def texts(cards) -> Counter:
     return Counter(c.text for c in cards)
 
 
+def stock_and_pozzetti(game: Game) -> Counter:
+    return texts(game.stock) + sum((texts(p) for p in game.pozzetti if p), Counter())
+
+
 def test_knowing_the_hands_keeps_them_and_shuffles_only_the_stock_and_pozzetti():
     script = load_bench_script("sees_every_card")
     for players in (2, 4):
         game = a_game_under_way(players, seed=11 + players)
         seat = game.to_move
         script.current["game"] = game
-        hidden = texts(game.stock) + sum((texts(p) for p in game.pozzetti if p), Counter())
+        hidden = stock_and_pozzetti(game)
         orders = set()
         for k in range(5):
             world = script.deal_with_the_hands(game.view(seat), random.Random(k), None)
             assert [texts(h) for h in world.hands] == [texts(h) for h in game.hands]
-            assert texts(world.stock) + sum((texts(p) for p in world.pozzetti if p), Counter()) == hidden
+            assert stock_and_pozzetti(world) == hidden
             assert len(world.stock) == len(game.stock)
             orders.add(tuple(c.text for c in world.stock))
         assert len(orders) > 1  # the stock's order is not known: it differs from world to world

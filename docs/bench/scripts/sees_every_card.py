@@ -75,9 +75,9 @@ def main() -> None:
     parser.add_argument("--sees", choices=sorted(DEALS), default="everything")
     parser.add_argument("--players", type=int, choices=(2, 4), default=2)
     args = parser.parse_args()
-    if DEALS[args.sees] is not None:
+    if DEALS[args.sees] is not None:  # `view` patches nothing: esperto as at the site
         expert._deal = DEALS[args.sees]
-    tournament.choose_action = choose_seeing_more
+        tournament.choose_action = choose_seeing_more
     result = tournament.run("esperto", args.level, games=args.hands, seed=args.seed, duplicate=True,
                             worlds=args.worlds or None, players=args.players)
     result["note"] = f"esperto sees {args.sees} (docs/bench/scripts/sees_every_card.py)"
