@@ -341,7 +341,7 @@ class Game:
             "hand_counts": [len(h) for h in self.hands],
             "stock_count": len(self.stock),
             "discard": [c.text for c in self.discard_pile],
-            "melds": [[m.to_dict() for m in side] for side in self.table],
+            "melds": [[m.view_dict() for m in side] for side in self.table],
             "pozzetti": list(self.pozzetto_state),
             "picked_single_card": None if self.picked is None else self.picked.text,
             "last_round": self.last_round,
@@ -592,7 +592,7 @@ class Game:
         player (a player gets :meth:`view`)."""
         return {
             "hands": [[c.text for c in h] for h in self.hands],
-            "melds": [[m.to_dict() for m in side] for side in self.table],
+            "melds": [[m.view_dict() for m in side] for side in self.table],
             "discard": [c.text for c in self.discard_pile],
             "stock": [c.text for c in reversed(self.stock)],
             "pozzetti": [_texts_or_none(p) for p in self.pozzetti],

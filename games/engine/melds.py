@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .cards import Card, parse_cards
+from .cards import RANKS, Card, parse_cards
 from .errors import IllegalMove
 from .rules import Ruleset
 
@@ -61,6 +61,41 @@ class Meld:
 
     def texts(self) -> list[str]:
         return [c.text for c in self.cards]
+
+    @property
+    def stands_for(self) -> str | None:
+        """What the wild stands for, as the table shows it: the card of its place in a sequence
+        ("4C"; an ace above the king is "AS" too), the rank alone in a set ("5"); None when the
+        meld is clean.
+
+        >>> check_meld(parse_cards("AC 2H 3C 4C")).stands_for
+        '2C'
+        >>> check_meld(parse_cards("AC 2C 3C 4C")).stands_for
+        >>> check_meld(parse_cards("3C 2H 5C")).stands_for
+        '4C'
+        >>> check_meld(parse_cards("7D 8D JK TD JD QD")).stands_for
+        '9D'
+        >>> check_meld(parse_cards("QS KS JK")).stands_for
+        'AS'
+        >>> check_meld(parse_cards("5H 5S JK")).stands_for
+        '5'
+        """
+        if self.wild is None:
+            return None
+        if self.kind == "set":
+            return RANKS[self.low - 1]
+        return RANKS[(self.low + self.wild - 1) % 13] + self.suit
+
+    def view_dict(self) -> dict:
+        """:meth:`to_dict` plus ``stands_for``, as the engine's views carry a meld (saved games
+        keep :meth:`to_dict` alone).
+
+        >>> check_meld(parse_cards("3D 4D JK 6D")).view_dict()["stands_for"]
+        '5D'
+        """
+        data = self.to_dict()
+        data["stands_for"] = self.stands_for
+        return data
 
     def to_dict(self) -> dict:
         """JSON-ready description, as views and saved games carry it (a fresh dict each call).

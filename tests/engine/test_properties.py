@@ -50,7 +50,8 @@ def cards_in(obj, found: Counter) -> Counter:
             found[obj] += 1
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            if k != "ruleset":
+            # A wild's reading ("stands_for") names the place it fills, not a card anybody holds.
+            if k not in ("ruleset", "stands_for"):
                 cards_in(v, found)
     elif isinstance(obj, list):
         for v in obj:

@@ -326,3 +326,59 @@ describe("layout and dragging", () => {
     assert.equal(dropAllowed("discard", "meld"), false);
   });
 });
+
+describe("layout", () => {
+  test("the score reads our side first, whichever seat we sit in", () => {
+    const s = S.createState({ seat: 1, players: 2, seats: SEATS, labels: LABELS });
+    assert.deepEqual(S.sideOrder(s), [1, 0]);
+    s.seat = 0;
+    assert.deepEqual(S.sideOrder(s), [0, 1]);
+    const four = S.createState({ seat: 3, players: 4, labels: LABELS });
+    assert.deepEqual(S.sideOrder(four), [1, 0]);
+    assert.deepEqual(four.L && S.sideOrder(four).map((side) => S.sideName(four, side)), ["Noi", "Loro"]);
+    const spectator = S.createState({ seat: null, players: 4, labels: LABELS });
+    assert.deepEqual(S.sideOrder(spectator), [0, 1]);
+  });
+
+  test("eleven cards fan out in one row with room to spare", () => {
+    const f = S.fanLayout(11, 1000, 60);
+    assert.deepEqual(f, { rows: 1, perRow: 11, step: 66 });
+  });
+
+  test("a fan compresses to fit, then takes a second row rather than hide the corner index", () => {
+    const one = S.fanLayout(11, 380, 46, { minStep: 18 });
+    assert.equal(one.rows, 1);
+    assert.ok((one.perRow - 1) * one.step + 46 <= 380 && one.step >= 18);
+    const big = S.fanLayout(35, 380, 46, { minStep: 18 });
+    assert.equal(big.rows, 2);
+    assert.equal(big.perRow, 18);
+    assert.ok(big.step >= 18 && (big.perRow - 1) * big.step + 46 <= 380, JSON.stringify(big));
+    // At most maxRows: then the step shrinks below minStep, still inside the width.
+    const tight = S.fanLayout(60, 200, 46, { minStep: 18, maxRows: 2 });
+    assert.equal(tight.rows, 2);
+    assert.ok((tight.perRow - 1) * tight.step + 46 <= 200);
+    assert.deepEqual(S.fanLayout(0, 300, 46), { rows: 0, perRow: 0, step: 52 });
+    assert.deepEqual(S.fanLayout(1, 300, 46), { rows: 1, perRow: 1, step: 52 });
+  });
+
+  test("a fan place is a column and a row", () => {
+    const f = S.fanLayout(35, 380, 46, { minStep: 18 });
+    assert.deepEqual(S.fanPlace(f, 0), { col: 0, row: 0 });
+    assert.deepEqual(S.fanPlace(f, 17), { col: 17, row: 0 });
+    assert.deepEqual(S.fanPlace(f, 18), { col: 0, row: 1 });
+    assert.deepEqual(S.fanPlace(f, 34), { col: 16, row: 1 });
+  });
+
+  test("a badge counts what arrived in a closed pane and clears when it opens", () => {
+    const s = S.createState({ seat: 0, players: 2, seats: SEATS, labels: LABELS });
+    assert.equal(S.noteNew(s, "chat", false), 1);
+    assert.equal(S.noteNew(s, "chat", false), 2);
+    assert.equal(S.noteNew(s, "log", true), 0); // on screen: nothing unread
+    assert.equal(S.unread(s, "chat"), 2);
+    assert.equal(S.openPane(s, "chat"), "chat");
+    assert.equal(S.unread(s, "chat"), 0);
+    assert.equal(S.noteNew(s, "log", false), 1);
+    assert.equal(S.openPane(s, "nonsense"), null);
+    assert.equal(S.unread(s, "log"), 1);
+  });
+});

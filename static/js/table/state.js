@@ -53,6 +53,8 @@ export function createState({ seat = null, players = 2, seats = [], labels = {},
     abandonShown: false,
     rematch: null,
     stats: { snapshots: 0, hellos: 0, events: 0 },
+    pane: null, // the side pane open on a narrow screen (score, log, chat, rules, more)
+    unread: {}, // pane -> what arrived while it was closed
   };
 }
 
@@ -551,4 +553,64 @@ export function seatPlaces(players, seat) {
 /** "{names} vuole la rivincita" with the names joined. */
 export function fmtList(template, names) {
   return fmt(template, { names: names.join(", ") });
+}
+
+// ---------------------------------------------------------------- layout: sides, fans, panes
+
+/** The two sides in the order the player reads them: their own first ("Noi | Loro"), whichever
+ * seat they sit in; a spectator reads side 0 first. */
+export function sideOrder(s) {
+  if (s.seat === null || s.seat === undefined) return [0, 1];
+  const mine = mySide(s);
+  return [mine, 1 - mine];
+}
+
+/**
+ * How `count` cards of width `card` overlap to fit `width` pixels: each card shows `step`
+ * pixels of itself (at most `maxStep`, the whole card and a gap when there is room). When a
+ * row would show less than `minStep` (the corner index), the cards go on more rows, of
+ * `perRow` cards each. Returns {rows, perRow, step} with (perRow - 1) * step + card <= width.
+ */
+export function fanLayout(count, width, card, { maxStep = card + 6, minStep = 18, maxRows = 3 } = {}) {
+  if (count <= 0) return { rows: 0, perRow: 0, step: maxStep };
+  const room = Math.max(0, width - card);
+  let rows = 1;
+  let perRow = count;
+  for (;;) {
+    perRow = Math.ceil(count / rows);
+    const step = perRow > 1 ? room / (perRow - 1) : maxStep;
+    if (step >= minStep || rows >= maxRows) break;
+    rows += 1;
+  }
+  const step = perRow > 1 ? Math.min(maxStep, Math.floor((room / (perRow - 1)) * 10) / 10) : maxStep;
+  return { rows, perRow, step: Math.max(0, step) };
+}
+
+/** Where card `i` of a fan sits: its column and row. */
+export function fanPlace(layout, i) {
+  if (!layout.perRow) return { col: 0, row: 0 };
+  return { col: i % layout.perRow, row: Math.floor(i / layout.perRow) };
+}
+
+export const PANES = ["score", "log", "chat", "rules", "more"];
+
+/** Something new arrived in a side pane (a move in the log, a chat phrase): counted as unread
+ * unless the pane is on screen. Returns the pane's unread count. */
+export function noteNew(s, pane, visible) {
+  if (!s.unread) s.unread = {};
+  if (visible) s.unread[pane] = 0;
+  else s.unread[pane] = (s.unread[pane] || 0) + 1;
+  return s.unread[pane];
+}
+
+/** Open one pane of the drawer (null closes it): what it held is read. */
+export function openPane(s, pane) {
+  s.pane = PANES.includes(pane) ? pane : null;
+  if (!s.unread) s.unread = {};
+  if (s.pane) s.unread[s.pane] = 0;
+  return s.pane;
+}
+
+export function unread(s, pane) {
+  return (s.unread && s.unread[pane]) || 0;
 }
