@@ -188,7 +188,10 @@ function run(effects) {
       case "move":
         // Measured in the next frame, when the browser has laid the page out anyway.
         requestAnimationFrame(() => animateMove(effect));
-        if (!effect.mine) announce(state.lastMove); // read out the others' moves
+        if (!effect.mine) {
+          announce(state.lastMove); // read out the others' moves
+          S.noteNew(state, "log", paneOnScreen("log"));
+        }
         break;
       case "yourTurn":
         sounds.play("yourTurn");
@@ -521,6 +524,10 @@ document.addEventListener("keydown", (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey || document.querySelector("dialog[open]")) return;
   const tag = (event.target && event.target.tagName) || "";
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+  if (event.key === "Escape" && state.pane) {
+    setPane(null);
+    return;
+  }
   if (event.key === "Escape" && state.selected.size) {
     state.selected.clear();
     view.render();
@@ -569,7 +576,30 @@ function onChat(frame) {
   log.append(li);
   while (log.children.length > 30) log.firstElementChild.remove();
   log.scrollTop = log.scrollHeight;
+  S.noteNew(state, "chat", paneOnScreen("chat"));
+  view.render();
 }
+
+// ---------------------------------------------------------------- side panes
+
+// On a wide screen every pane is in the side column; on a narrow one the bar opens one at a time
+// as a drawer (table.css uses the same query).
+const WIDE = typeof matchMedia === "function" ? matchMedia("(min-width: 1100px) and (min-height: 600px)") : null;
+
+function paneOnScreen(pane) {
+  return Boolean(WIDE && WIDE.matches) || state.pane === pane;
+}
+
+function setPane(pane) {
+  S.openPane(state, state.pane === pane ? null : pane);
+  view.render();
+}
+
+on("side-tabs", "click", (event) => {
+  const tab = event.target.closest(".side-tab");
+  if (tab) setPane(tab.dataset.pane);
+});
+on("side-close", "click", () => setPane(null));
 
 function setStatus(status) {
   const tag = $("status-tag");
@@ -666,14 +696,30 @@ setInterval(() => {
 }, 250);
 let tickWarned = "";
 
-// The phone's dock (stock, pile, hand) is fixed at the bottom: leave room for it under the table.
-const dock = $("dock");
-if (dock && typeof ResizeObserver === "function") {
-  document.body.classList.add("has-dock");
-  new ResizeObserver(() => {
-    document.body.style.setProperty("--dock-h", `${dock.offsetHeight}px`);
-  }).observe(dock);
+// The fans (the hand, the pile) fit their boxes: their widths and the card sizes of table.css are
+// measured here when they change, never in the middle of a render.
+function measure() {
+  const css = getComputedStyle(document.documentElement);
+  const px = (name, fallback) => parseFloat(css.getPropertyValue(name)) || fallback;
+  const hand = $("hand");
+  const pile = $("discard");
+  view.resized({
+    hand: hand ? hand.clientWidth - 8 : 0,
+    pile: pile ? pile.clientWidth - 10 : 0,
+    cw: px("--cw", 54), ch: px("--ch", 76), mw: px("--mw", 40), fan: px("--fan", 20),
+  });
 }
+if (typeof ResizeObserver === "function") {
+  let queued = 0;
+  const observer = new ResizeObserver(() => {
+    if (!queued) queued = requestAnimationFrame(() => { queued = 0; measure(); });
+  });
+  for (const id of ["hand", "discard"]) if ($(id)) observer.observe($(id));
+}
+// A rotation or a resize in the middle of a drag drops it: the card goes back where it was.
+window.addEventListener("resize", () => {
+  if (drag.active) drag.cancel();
+});
 
 renderSoundButton();
 renderNotifyButton();

@@ -2,11 +2,16 @@
 // node from one update to the next, so a focused card keeps its focus and a card being dragged
 // stays under the pointer while frames arrive. Only what changed is touched.
 
-import { cardFace, cardLabel } from "../lib/cards.js";
+import { cardFace, cardLabel, rankText, shortCard } from "../lib/cards.js";
 import { el, fmt, keyed, setAttr, setHidden, setText } from "../lib/dom.js";
 import * as S from "./state.js";
 
 const SLOTS = ["top", "left", "right", "bottom"];
+
+/** Set a style property only when it changed (a write of the same value still costs a style pass). */
+function setStyle(node, name, value) {
+  if (node.style.getPropertyValue(name) !== value) node.style.setProperty(name, value);
+}
 
 export function createRenderer(s) {
   const $ = (id) => document.getElementById(id);
@@ -14,6 +19,8 @@ export function createRenderer(s) {
   const game = $("game");
   const baseTitle = document.title;
   const boxes = new Map(); // slot -> seat box
+  // Sizes the fans need, measured by a ResizeObserver (table.js), never during a render.
+  const sizes = { hand: 0, pile: 0, cw: 54, ch: 76, mw: 40, fan: 20 };
 
   function cardsText(n) {
     return n === 1 ? L.card1 : fmt(L.cards, { n });
@@ -87,6 +94,12 @@ export function createRenderer(s) {
     keyed(pile, discard.map((card, i) => ({ card, i })), (d) => `${d.i}:${d.card}`,
       (d) => cardFace(d.card, { labels: L }),
       (node, d) => node.classList.toggle("top", d.i === discard.length - 1));
+    // Fanned: each card shows its corner while there is room, then the fan closes up; the
+    // top card is always whole, and the count says how many there are.
+    if (sizes.pile) {
+      const fan = S.fanLayout(discard.length, sizes.pile, sizes.mw, { maxStep: sizes.fan + 4, minStep: 0, maxRows: 1 });
+      setStyle(pile, "--pile-step", `${fan.step}px`);
+    }
     const canTake = live && S.allowed(s, "take_discards");
     setAttr(pile, "data-drag", canTake ? "discard" : "");
     pile.classList.toggle("can-drag", canTake);
@@ -99,6 +112,13 @@ export function createRenderer(s) {
     if (kind === "pulito") return L.burracoClean;
     if (kind === "semipulito") return L.burracoSemi;
     return kind ? L.burracoDirty : "";
+  }
+
+  /** {wild, card} as shown, from the engine's `stands_for`; null for a clean meld. */
+  function wildReading(m) {
+    if (m.wild === null || m.wild === undefined || !m.stands_for) return null;
+    const card = m.stands_for.length === 1 ? rankText(m.stands_for) : shortCard(m.stands_for);
+    return { wild: shortCard(m.cards[m.wild]), card };
   }
 
   function drawMelds(box, melds, ours) {
@@ -114,11 +134,14 @@ export function createRenderer(s) {
         node.append(el("span", "visually-hidden", `${L.layOffHere}: `));
       }
       node.dataset.meldId = m.id;
-      node.append(el("span", "meld-tag"), el("span", "meld-cards"));
+      // The head: how many cards, what the wild stands for (the engine's reading), the burraco.
+      const head = el("span", "meld-head");
+      head.append(el("span", "meld-count"), el("span", "meld-wild"), el("span", "meld-tag"));
+      node.append(head, el("span", "meld-cards"));
       return node;
     }, (node, m) => {
       if (m.empty) return;
-      const sig = `${m.cards.join(" ")}|${m.wild}|${m.burraco}`;
+      const sig = `${m.cards.join(" ")}|${m.wild}|${m.burraco}|${m.stands_for}`;
       node.classList.toggle("chosen", ours && s.chosenMeld === m.id);
       if (node.dataset.sig === sig) return;
       node.dataset.sig = sig;
@@ -127,11 +150,22 @@ export function createRenderer(s) {
       const tag = node.querySelector(".meld-tag");
       setHidden(tag, !m.burraco);
       setText(tag, burracoLabel(m.burraco));
+      const count = node.querySelector(".meld-count");
+      setText(count, String(m.cards.length));
+      setAttr(count, "title", cardsText(m.cards.length));
+      const reading = wildReading(m);
+      const wild = node.querySelector(".meld-wild");
+      setHidden(wild, !reading);
+      setText(wild, reading ? fmt(L.standsFor, reading) : "");
       const row = node.querySelector(".meld-cards");
       row.replaceChildren(...m.cards.map((card, i) => cardFace(card, { labels: L, wild: m.wild === i })));
       if (!ours) {
         setAttr(node, "role", "group");
-        setAttr(node, "aria-label", m.cards.map((card, i) => cardLabel(card, L) + (m.wild === i ? ` (${L.asWild})` : "")).join(", "));
+        const parts = m.cards.map((card, i) => cardLabel(card, L) + (m.wild === i ? ` (${L.asWild})` : ""));
+        parts.push(cardsText(m.cards.length));
+        if (reading) parts.push(fmt(L.standsForLabel, reading));
+        if (m.burraco) parts.push(burracoLabel(m.burraco));
+        setAttr(node, "aria-label", parts.join(", "));
       }
     });
   }
@@ -165,11 +199,20 @@ export function createRenderer(s) {
       const fresh = items.find((i) => i.card === picked && s.fresh.has(i.key));
       pickedKey = (fresh || items.find((i) => i.card === picked) || {}).key ?? null;
     }
-    keyed($("hand"), items, (i) => (live ? i.key : `held-${i.key}`), (i) => {
+    const handBox = $("hand");
+    const fan = S.fanLayout(items.length, sizes.hand || 320, sizes.cw, { maxStep: sizes.cw + 6, minStep: sizes.fan });
+    setStyle(handBox, "--rows", String(Math.max(1, fan.rows)));
+    let index = 0;
+    keyed(handBox, items, (i) => (live ? i.key : `held-${i.key}`), (i) => {
       const face = cardFace(i.card, { tag: "button", labels: L });
       face.type = "button";
       return face;
     }, (face, i) => {
+      // Its place in the fan: a column and a row (the fan closes up as the hand grows).
+      const place = S.fanPlace(fan, index);
+      index += 1;
+      setStyle(face, "left", `${place.col * fan.step}px`);
+      setStyle(face, "--row", String(place.row));
       // Only what changed is written: an attribute set to the same value still costs a style pass.
       const selected = live && s.selected.has(i.key);
       const isPicked = i.key === pickedKey;
@@ -237,7 +280,8 @@ export function createRenderer(s) {
     const target = live.ruleset && live.ruleset.target ? ` · ${fmt(L.target, { n: live.ruleset.target })}` : "";
     setText($("hand-number"), typeof live.hand_number === "number" ? `${fmt(L.hand, { n: live.hand_number + 1 })}${target}` : "");
     const totals = s.totals || live.totals || [0, 0];
-    keyed($("totals"), [0, 1], (side) => side, () => {
+    const order = S.sideOrder(s);
+    keyed($("totals"), order, (side) => side, () => {
       const tr = el("tr");
       tr.append(el("th"), el("td", "num"));
       return tr;
@@ -246,7 +290,8 @@ export function createRenderer(s) {
       setText(tr.firstChild, S.sideName(s, side));
       setText(tr.lastChild, String(totals[side] ?? 0));
     });
-    keyed($("pozzetti"), (v.pozzetti || []).map((status, side) => ({ status, side })), (p) => p.side, () => {
+    const pozzetti = v.pozzetti || [];
+    keyed($("pozzetti"), order.filter((side) => side < pozzetti.length).map((side) => ({ status: pozzetti[side], side })), (p) => p.side, () => {
       const li = el("li", "pozzetto");
       li.append(el("span"), el("strong"));
       return li;
@@ -255,6 +300,22 @@ export function createRenderer(s) {
       setText(li.firstChild, `${S.sideName(s, p.side)}: `);
       setText(li.lastChild, pozzettoText(p.status));
     });
+  }
+
+  /** The drawer's bar: which pane is open, and a badge on a closed one that got something new. */
+  function renderPanes() {
+    const open = s.pane || "";
+    if (game.dataset.pane !== open) game.dataset.pane = open;
+    document.body.classList.toggle("side-open", Boolean(open));
+    for (const tab of document.querySelectorAll(".side-tab")) {
+      const pane = tab.dataset.pane;
+      setAttr(tab, "aria-expanded", pane === open ? "true" : "false");
+      const badge = tab.querySelector(".badge");
+      if (!badge) continue;
+      const n = S.unread(s, pane);
+      setHidden(badge, !n);
+      setText(badge, n ? String(n) : "");
+    }
   }
 
   // The log follows its newest line unless the reader scrolled up; the scroll waits for the
@@ -274,7 +335,11 @@ export function createRenderer(s) {
     const before = log.childElementCount;
     const shown = S.shownLog(s);
     const lines = shown.length ? shown : [{ version: "none", text: L.noMoves, empty: true }];
+    let n = 0;
     keyed(log, lines, (line) => line.version, () => el("li"), (li, line) => {
+      n += 1;
+      // The number is drawn by CSS (li::before), wide enough for "143.", not cut by the list's margin.
+      setAttr(li, "data-n", line.empty ? null : `${n}.`);
       setText(li, line.text);
       li.classList.toggle("empty-note", Boolean(line.empty));
       li.classList.toggle("mine", line.seat === s.seat);
@@ -356,7 +421,7 @@ export function createRenderer(s) {
     table.replaceChildren();
     const head = el("tr");
     head.append(el("th"));
-    for (const side of [0, 1]) head.append(el("th", "num", S.sideName(s, side)));
+    for (const side of S.sideOrder(s)) head.append(el("th", "num", S.sideName(s, side)));
     const thead = el("thead");
     thead.append(head);
     return { table, thead, body: el("tbody") };
@@ -386,9 +451,11 @@ export function createRenderer(s) {
     const { table, thead, body } = emptyScoreTable();
     const rows = [["melds", L.scoreRows.melded], ["burraco", L.scoreRows.burraco], ["closing", L.scoreRows.closing],
       ["hand", L.scoreRows.in_hand], ["pozzetto", L.scoreRows.pozzetto]];
-    for (const [key, label] of rows) body.append(scoreRow(label, score.map((x) => x[key] ?? 0)));
-    body.append(scoreRow(L.scoreRows.total, score.map((x) => x.total ?? 0), "total"));
-    if (frame.totals) body.append(scoreRow(L.scoreRows.match, frame.totals, "match"));
+    const order = S.sideOrder(s).filter((side) => side < score.length);
+    const bySide = (values) => S.sideOrder(s).filter((side) => side < values.length).map((side) => values[side]);
+    for (const [key, label] of rows) body.append(scoreRow(label, order.map((side) => score[side][key] ?? 0)));
+    body.append(scoreRow(L.scoreRows.total, order.map((side) => score[side].total ?? 0), "total"));
+    if (frame.totals) body.append(scoreRow(L.scoreRows.match, bySide(frame.totals), "match"));
     table.append(thead, body);
     const result = $("score-result");
     if (frame.match_over) {
@@ -433,7 +500,8 @@ export function createRenderer(s) {
     setText($("last-move"), who);
     setText($("score-title"), L.abandonedTitle);
     const { table, thead, body } = emptyScoreTable();
-    body.append(scoreRow(L.scoreRows.match, info.totals || s.totals || [0, 0], "match"));
+    const totals = info.totals || s.totals || [0, 0];
+    body.append(scoreRow(L.scoreRows.match, S.sideOrder(s).map((side) => totals[side] ?? 0), "match"));
     table.append(thead, body);
     const result = $("score-result");
     result.dataset.winner = info.winner_side ?? "";
@@ -467,6 +535,7 @@ export function createRenderer(s) {
     renderButtons(live);
     renderSide(v);
     renderLog();
+    renderPanes();
     const banner = $("review-banner");
     setHidden(banner, !s.reviewing);
     if (s.reviewing && s.handOver) setText($("review-text"), fmt(L.reviewing, { n: s.handOver.hand_number ?? "" }));
@@ -474,5 +543,11 @@ export function createRenderer(s) {
     tick(now);
   }
 
-  return { render, tick, showScore, showAbandoned, updateScoreNext };
+  /** New sizes from the ResizeObserver: the fans are drawn again. */
+  function resized(next) {
+    Object.assign(sizes, next);
+    if (s.view) render();
+  }
+
+  return { render, tick, showScore, showAbandoned, updateScoreNext, resized, sizes };
 }
