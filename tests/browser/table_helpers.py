@@ -177,6 +177,23 @@ def meld_cards(page, side: str) -> list[list[str]]:
     )
 
 
+def open_pane(page, pane: str) -> None:
+    """Show one side pane (score, log, chat, rules, more): on a narrow screen the panes are a
+    drawer opened from the bar in the table's head; on a wide one they are all in view already."""
+    tab = page.locator(f'.side-tab[data-pane="{pane}"]')
+    if tab.is_visible() and tab.get_attribute("aria-expanded") != "true":
+        tab.click()
+    page.locator(f'.board-side .panel[data-pane="{pane}"]').first.wait_for()
+
+
+def close_panes(page) -> None:
+    """Close the drawer of side panes if one is open (narrow screens)."""
+    close = page.locator("#side-close")
+    if close.is_visible():
+        close.click()
+    page.locator("body.side-open").wait_for(state="detached")
+
+
 def shoot(page, folder: Path, name: str) -> None:
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 

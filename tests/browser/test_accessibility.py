@@ -11,7 +11,7 @@ from games.services.tables import create_table, sit
 from tests.factories import finished_match, make_user, make_users
 
 from .axe import serious_violations
-from .table_helpers import DESKTOP, PHONE, signed_in_page, wait_version
+from .table_helpers import DESKTOP, PHONE, open_pane, signed_in_page, wait_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -48,6 +48,7 @@ def test_first_visit_tour_over_the_table(live_site, browser, screenshot_dir):
             wait_version(page, 0)
             page.wait_for_timeout(300)
             assert page.locator("#tour").count() == 0
+            open_pane(page, "more")  # the phone's drawer holds the button
             page.click("#btn-tour")  # unless asked for
             tour.wait_for()
             page.click("#tour-skip")

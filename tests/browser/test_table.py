@@ -23,9 +23,11 @@ from .table_helpers import (
     TWO_PLAYER_CLOSING,
     card,
     celery_worker,
+    close_panes,
     force_position,
     hand,
     meld_cards,
+    open_pane,
     play_four_player_closing,
     select,
     shoot,
@@ -222,9 +224,11 @@ def test_a_whole_hand_to_the_scoring(live_site, browser, screenshot_dir):
 
         # Ready-made chat phrases only.
         assert page_b.locator("#chat-form input[type=text], #chat-form textarea").count() == 0
+        open_pane(page_b, "chat")  # a drawer on the phone
         page_b.select_option("#chat-phrase", "buona_fortuna")
         page_b.click("#chat-form button[type=submit]")
         page_a.locator("#chat-log li", has_text="bruno: Buona fortuna").wait_for()
+        close_panes(page_b)
         assert page_a.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
         assert "preso" in page_a.locator("#pozzetti").inner_text()
 
@@ -393,7 +397,9 @@ def test_four_people_play_a_hand_to_the_scoring_and_the_next_deal(live_site, bro
         totals = carla.locator("#score-table tr.total td").all_inner_texts()
         assert totals == ["395", "-175"]
         assert carla.locator("#score-table thead th").all_inner_texts()[1:] == ["Noi", "Loro"]
-        assert dario.locator("#score-table thead th").all_inner_texts()[1:] == ["Loro", "Noi"]
+        # Each side reads its own first (issue 29: side 1 read "Loro | Noi"): Dario's columns are his.
+        assert dario.locator("#score-table thead th").all_inner_texts()[1:] == ["Noi", "Loro"]
+        assert dario.locator("#score-table tr.total td").all_inner_texts() == ["-175", "395"]
         # The next hand's clock runs inside the scoring: carla opens hand 2 (the first player rotates).
         bruno.locator("#score-next").wait_for()
         assert bruno.locator("#score-next-text").inner_text() == "Mano 2: comincia carla."

@@ -136,6 +136,7 @@ INDICES = """() => {
 
 def assert_indices(page, where: str) -> int:
     page.mouse.move(0, 0)  # no card lifted by the pointer
+    page.wait_for_timeout(300)  # the fan's cards have slid to their places
     got = page.evaluate(INDICES)
     assert got["bad"] == [], (where, got["bad"][:6])
     return got["checked"]
@@ -237,6 +238,26 @@ def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label,
         context.close()
 
 
+# 143 lines in the move log, and for lines 1, 10, 137 and 143: the number CSS draws, whether
+# the line starts inside the log's box, and the width the number gets.
+FAKE_LOG = """() => { const lines = [];
+  for (let i = 1; i <= 143; i++) lines.push({version: 1000 + i, seat: 0, text: 'mossa ' + i});
+  window.burracoTable.state.log = lines; window.burracoTable.render(); }"""
+LOG_NUMBERS = """() => {
+  const box = document.getElementById('move-log').getBoundingClientRect();
+  return [...document.querySelectorAll('#move-log li')].filter((li, i) => [0, 9, 136, 142].includes(i)).map((li) => {
+    const before = getComputedStyle(li, '::before');
+    return [before.content, li.getBoundingClientRect().left >= box.left - 0.5, parseFloat(before.width) || 0];
+  });
+}"""
+WIDEST_NUMBER = """() => { const c = document.createElement('canvas').getContext('2d');
+  c.font = getComputedStyle(document.querySelector('#move-log li')).font; return c.measureText('143.').width; }"""
+
+
+def selected(page) -> list[str]:
+    return sorted(page.locator("#hand .pcard.selected").evaluate_all("els => els.map(e => e.dataset.card)"))
+
+
 def sent_actions(page) -> list:
     return page.evaluate("window.__wire.filter(e => e[1] === 'out' && e[2] === 'action').map(e => e[3])")
 
@@ -283,17 +304,11 @@ def test_side_panes_badges_score_order_log_numbers_and_refusals(live_site, brows
         bruno.locator('.side-tab[data-pane="log"]').tap()
         assert log_badge.is_hidden()
         # The numbers stay whole to three digits ("143.", not "43."): drawn inside the line's box.
-        bruno.evaluate("""() => { const s = window.burracoTable.state;
-            const lines = []; for (let i = 1; i <= 143; i++) lines.push({version: 1000 + i, seat: 0, text: 'mossa ' + i});
-            s.log = lines; window.burracoTable.render(); }""")
-        numbers = bruno.evaluate("""() => [...document.querySelectorAll('#move-log li')].filter((li, i) => [0, 9, 136, 142].includes(i))
-            .map(li => { const before = getComputedStyle(li, '::before'); const box = document.getElementById('move-log').getBoundingClientRect();
-                         const r = li.getBoundingClientRect();
-                         return [before.content, r.left >= box.left - 0.5, parseFloat(before.width) || 0]; })""")
+        bruno.evaluate(FAKE_LOG)
+        numbers = bruno.evaluate(LOG_NUMBERS)
         assert [n[0] for n in numbers] == ['"1."', '"10."', '"137."', '"143."']
         assert all(n[1] for n in numbers)
-        widest = bruno.evaluate("""() => { const c = document.createElement('canvas').getContext('2d');
-            const li = document.querySelector('#move-log li'); c.font = getComputedStyle(li).font; return c.measureText('143.').width; }""")
+        widest = bruno.evaluate(WIDEST_NUMBER)
         assert all(n[2] >= widest for n in numbers), (numbers, widest)
         shot(bruno, screenshot_dir, "panes-390-log")
         bruno.keyboard.press("Escape")
@@ -373,7 +388,7 @@ def test_bad_input_sends_nothing_twice_and_loses_nothing(live_site, browser, scr
             page.wait_for_timeout(200)
             assert_fits(page, f"resized to {size}")
             assert hand(page) == after_draw
-            assert sorted(page.locator("#hand .pcard.selected").evaluate_all("els => els.map(e => e.dataset.card)")) == ["4H", "5H"]
+            assert selected(page) == ["4H", "5H"]
         assert sent_actions(page) == ["draw"]
 
         # A double tap on "Scarta" with one card chosen: one discard.

@@ -64,7 +64,8 @@ def test_two_players_on_two_servers_play_a_whole_hand(live_site, second_live_sit
 
         for page in (page_a, page_b):
             page.locator("#score-dialog[open]").wait_for()
-        assert page_b.locator("#score-table tr.total td").all_inner_texts() == ["385", "-135"]
+        # Bruno (the second side) reads his own side first.
+        assert page_b.locator("#score-table tr.total td").all_inner_texts() == ["-135", "385"]
         assert "Vince anna2s" in page_b.locator("#score-result").inner_text()
         shoot(page_b, screenshot_dir, "two-servers-score-390")
         table.refresh_from_db()
@@ -96,7 +97,7 @@ def test_four_players_split_over_two_servers_play_a_whole_hand(live_site, second
         play_four_player_closing(anna, bruno, carla, dario, carla_meld_crossed_servers)
         for page in (anna, bruno, carla, dario):
             page.locator("#score-dialog[open]").wait_for()
-        assert dario.locator("#score-table tr.total td").all_inner_texts() == ["395", "-175"]
+        assert dario.locator("#score-table tr.total td").all_inner_texts() == ["-175", "395"]  # his side first
         for page in (anna, bruno, carla, dario):
             assert page.js_errors == []
     finally:
