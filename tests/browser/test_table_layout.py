@@ -185,6 +185,8 @@ def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label,
         assert page.locator("#melds-us .meld-count").all_inner_texts() == ["4", "6", "3", "7"]
         assert page.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
         assert page.locator("#melds-them .meld.burraco .meld-tag").inner_text() == "burraco sporco"
+        # The others' seats say who took the pozzetto (both sides have, in this position).
+        assert page.locator("#slot-top .seat-pozzetto").inner_text() == "pozzetto preso"
         shot(page, screenshot_dir, f"{players}p-{label}-mid")
 
         # A big pick-up: 35 cards; the fan closes up, still no page scroll, every index still shows.
@@ -198,6 +200,12 @@ def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label,
         assert_fits(page, "35 cards")
         assert_indices(page, "35 cards")
         shot(page, screenshot_dir, f"{players}p-{label}-35cards")
+        # The card under the pointer lifts out of the fan.
+        ten = card(page, "TC")
+        resting = ten.bounding_box()["y"]
+        ten.hover(position={"x": 7, "y": 12})
+        page.wait_for_timeout(200)
+        assert ten.bounding_box()["y"] < resting - 3
         # Meld, lay off, discard: fits at every point.
         pick(page, "4H", "5H", "6H")
         page.click("#btn-meld")

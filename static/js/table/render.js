@@ -33,7 +33,7 @@ export function createRenderer(s) {
     if (box) return box;
     box = el("div", "seat-box");
     box.append(el("span", "dot"), el("span", "seat-box-name"), el("span", "seat-clock"),
-      el("span", "seat-box-count"), el("span", "covered"));
+      el("span", "seat-box-count"), el("span", "seat-pozzetto"), el("span", "covered"));
     $(`slot-${slot}`).append(box);
     boxes.set(slot, box);
     return box;
@@ -70,6 +70,11 @@ export function createRenderer(s) {
         if (partner) name.append(" ", el("small", "partner-tag", L.partner));
       }
       setText(box.querySelector(".seat-box-count"), cardsText((v.hand_counts || [])[pos] ?? 0));
+      // Whether this seat's side has taken its pozzetto (it matters for closing).
+      const pozzetto = box.querySelector(".seat-pozzetto");
+      const taken = (v.pozzetti || [])[pos % 2] === "taken";
+      setHidden(pozzetto, !taken);
+      setText(pozzetto, taken ? L.seatPozzetto : "");
       setHidden(box.querySelector(".seat-clock"), !(toMove && live === v));
       const covered = box.querySelector(".covered");
       const isCovered = Boolean(presence && presence.covered_by_computer);
