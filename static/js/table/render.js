@@ -216,7 +216,7 @@ export function createRenderer(s) {
       // Its place in the fan: a column and a row (the fan closes up as the hand grows).
       const place = S.fanPlace(fan, index);
       index += 1;
-      setStyle(face, "left", `${place.col * fan.step}px`);
+      setStyle(face, "--x", `${place.col * fan.step}px`);
       setStyle(face, "--row", String(place.row));
       // Only what changed is written: an attribute set to the same value still costs a style pass.
       const selected = live && s.selected.has(i.key);
