@@ -592,7 +592,7 @@ class Game:
         player (a player gets :meth:`view`)."""
         return {
             "hands": [[c.text for c in h] for h in self.hands],
-            "melds": [[m.view_dict() for m in side] for side in self.table],
+            "melds": [[m.to_dict() for m in side] for side in self.table],
             "discard": [c.text for c in self.discard_pile],
             "stock": [c.text for c in reversed(self.stock)],
             "pozzetti": [_texts_or_none(p) for p in self.pozzetti],
