@@ -63,35 +63,35 @@ class Meld:
         return [c.text for c in self.cards]
 
     @property
-    def stands_for(self) -> str | None:
-        """What the wild stands for, as the table shows it: the card of its place in a sequence
-        ("4C"; an ace above the king is "AS" too), the rank alone in a set ("5"); None when the
-        meld is clean.
+    def stands_for(self) -> dict | None:
+        """What the wild stands for, as the table shows it: the rank and suit of its place in a
+        sequence (an ace above the king is rank "A" too), the rank alone in a set (suit None);
+        None when the meld is clean. Not a card's text ("4C"): no card by that name is there.
 
         >>> check_meld(parse_cards("AC 2H 3C 4C")).stands_for
-        '2C'
+        {'rank': '2', 'suit': 'C'}
         >>> check_meld(parse_cards("AC 2C 3C 4C")).stands_for
         >>> check_meld(parse_cards("3C 2H 5C")).stands_for
-        '4C'
+        {'rank': '4', 'suit': 'C'}
         >>> check_meld(parse_cards("7D 8D JK TD JD QD")).stands_for
-        '9D'
+        {'rank': '9', 'suit': 'D'}
         >>> check_meld(parse_cards("QS KS JK")).stands_for
-        'AS'
+        {'rank': 'A', 'suit': 'S'}
         >>> check_meld(parse_cards("5H 5S JK")).stands_for
-        '5'
+        {'rank': '5', 'suit': None}
         """
         if self.wild is None:
             return None
         if self.kind == "set":
-            return RANKS[self.low - 1]
-        return RANKS[(self.low + self.wild - 1) % 13] + self.suit
+            return {"rank": RANKS[self.low - 1], "suit": None}
+        return {"rank": RANKS[(self.low + self.wild - 1) % 13], "suit": self.suit}
 
     def view_dict(self) -> dict:
         """:meth:`to_dict` plus ``stands_for``, as the engine's views carry a meld (saved games
         keep :meth:`to_dict` alone).
 
         >>> check_meld(parse_cards("3D 4D JK 6D")).view_dict()["stands_for"]
-        '5D'
+        {'rank': '5', 'suit': 'D'}
         """
         data = self.to_dict()
         data["stands_for"] = self.stands_for

@@ -50,8 +50,7 @@ def cards_in(obj, found: Counter) -> Counter:
             found[obj] += 1
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            # A wild's reading ("stands_for") names the place it fills, not a card anybody holds.
-            if k not in ("ruleset", "stands_for"):
+            if k != "ruleset":
                 cards_in(v, found)
     elif isinstance(obj, list):
         for v in obj:

@@ -119,10 +119,12 @@ export function createRenderer(s) {
     return kind ? L.burracoDirty : "";
   }
 
-  /** {wild, card} as shown, from the engine's `stands_for`; null for a clean meld. */
+  /** {wild, card} as shown ("2♥", "4♣"; a set's rank alone), from the engine's `stands_for`
+   * ({rank, suit}); null for a clean meld. */
   function wildReading(m) {
-    if (m.wild === null || m.wild === undefined || !m.stands_for) return null;
-    const card = m.stands_for.length === 1 ? rankText(m.stands_for) : shortCard(m.stands_for);
+    const place = m.stands_for;
+    if (m.wild === null || m.wild === undefined || !place || !place.rank) return null;
+    const card = place.suit ? shortCard(`${place.rank}${place.suit}`) : rankText(place.rank);
     return { wild: shortCard(m.cards[m.wild]), card };
   }
 
@@ -146,7 +148,7 @@ export function createRenderer(s) {
       return node;
     }, (node, m) => {
       if (m.empty) return;
-      const sig = `${m.cards.join(" ")}|${m.wild}|${m.burraco}|${m.stands_for}`;
+      const sig = `${m.cards.join(" ")}|${m.wild}|${m.burraco}`; // stands_for follows from these
       node.classList.toggle("chosen", ours && s.chosenMeld === m.id);
       if (node.dataset.sig === sig) return;
       node.dataset.sig = sig;
