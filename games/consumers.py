@@ -24,6 +24,11 @@ from redis.exceptions import RedisError
 
 from burraco_site.dbthreads import Busy, run_db
 from burraco_site.wsauth import authenticate, session_and_user
+from games.live import presence, transport
+from games.services import tournaments
+from games.services.lobby import challenges, matchmaking, notifications, rematch, social
+from games.services.table import play
+from games.services.table.seating import TableError, take_seat_back
 
 from .engine import IllegalMove
 from .selectors import lobby as lobby_selectors
@@ -31,8 +36,6 @@ from .selectors import notifications as notification_selectors
 from .selectors import social as social_selectors
 from .selectors import tables as table_selectors
 from .selectors import tournaments as tournament_selectors
-from .services import broadcast, challenges, matchmaking, notifications, play, presence, rematch, social, tournaments
-from .services.tables import TableError, take_seat_back
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +203,7 @@ class Heartbeats(SocketHeartbeat):
             back = await run_db(presence.heartbeat_many)(beats)
             for table_id in back:  # seats that read as offline since a Redis restart
                 frame = await run_db(table_selectors.presence_frame)(table_id)
-                await broadcast.deliver_async([(broadcast.all_group(table_id), frame)])
+                await transport.deliver_async([(transport.all_group(table_id), frame)])
         except Exception:  # noqa: BLE001 - Redis or the database is down: the next beat tries again
             log.warning("presence heartbeat failed for %d sockets", len(beats))
 
@@ -263,8 +266,8 @@ class TableConsumer(SocketConsumer):
         self.counted = True
         await self._join_groups()
         await self._count_tabs(opened["seat_sockets"])
-        self._see(broadcast.seen_of(opened["presence"]))
-        await broadcast.deliver_async([(broadcast.all_group(self.table_id), opened["presence"])])
+        self._see(transport.seen_of(opened["presence"]))
+        await transport.deliver_async([(transport.all_group(self.table_id), opened["presence"])])
         Heartbeats.add(self)
 
     def _open(self, session_key: str | None) -> dict[str, Any]:
@@ -278,10 +281,10 @@ class TableConsumer(SocketConsumer):
 
     async def _join_groups(self) -> None:
         await self._leave_groups()
-        groups = [broadcast.all_group(self.table_id)]
+        groups = [transport.all_group(self.table_id)]
         groups.append(
-            broadcast.seat_group(self.table_id, self.position) if self.position is not None
-            else broadcast.public_group(self.table_id)
+            transport.seat_group(self.table_id, self.position) if self.position is not None
+            else transport.public_group(self.table_id)
         )
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -305,7 +308,7 @@ class TableConsumer(SocketConsumer):
             await self._tell_tabs(sockets)
 
     async def _tell_tabs(self, count: int) -> None:
-        await self.channel_layer.group_send(broadcast.seat_group(self.table_id, self.position),
+        await self.channel_layer.group_send(transport.seat_group(self.table_id, self.position),
                                             {"type": "seat.tabs", "count": count})
 
     async def seat_tabs(self, message: dict[str, Any]) -> None:
@@ -322,7 +325,7 @@ class TableConsumer(SocketConsumer):
 
     async def _announce_presence(self, sockets: presence.Sockets | None = None) -> None:
         frame = await run_db(table_selectors.presence_frame)(self.table_id, sockets)
-        await broadcast.deliver_async([(broadcast.all_group(self.table_id), frame)])
+        await transport.deliver_async([(transport.all_group(self.table_id), frame)])
 
     async def disconnect(self, code: int) -> None:
         Heartbeats.discard(self)
@@ -473,7 +476,7 @@ class TableConsumer(SocketConsumer):
             "phrase": phrase,
             "text": text,
         }
-        await broadcast.deliver_async([(broadcast.all_group(self.table_id), out)])
+        await transport.deliver_async([(transport.all_group(self.table_id), out)])
 
     async def _on_back(self, frame: dict[str, Any], ref) -> None:
         try:
@@ -502,26 +505,26 @@ class TableConsumer(SocketConsumer):
 
     # ------------------------------------------------------------------ sending
 
-    async def _deliver_own(self, messages: broadcast.Messages) -> None:
+    async def _deliver_own(self, messages: transport.Messages) -> None:
         """The frames of a change this socket made. Its own seat's frames go straight to it, not
         round the channel layer (a Redis publish and a read back: a third of an action's cost in
         the layer), when nothing can come between: it is its seat's only tab, and it has the
         version just before the change, so no earlier frame is still on its way. Every other
         recipient's frames, and these too otherwise, go through the layer as always."""
-        own = broadcast.seat_group(self.table_id, self.position) if self.position is not None else None
+        own = transport.seat_group(self.table_id, self.position) if self.position is not None else None
         mine = [frame for group, frame in messages if group == own]
         version = mine[0].get("version") if mine else None
         if self.alone and isinstance(version, int) and self.version == version - 1:
             for frame in mine:
                 await self._send(frame)
             messages = [(group, frame) for group, frame in messages if group != own]
-        await broadcast.deliver_async(messages)
+        await transport.deliver_async(messages)
 
     async def _send(self, frame: dict[str, Any]) -> None:
         version = frame.get("version")
         if isinstance(version, int):
             self.version = max(self.version or 0, version)
-        await self.send(text_data=broadcast.frame_text(frame))
+        await self.send(text_data=transport.frame_text(frame))
 
     async def _send_snapshot(self) -> None:
         frame = await run_db(table_selectors.table_snapshot)(self.table_id, self.position)
@@ -614,7 +617,7 @@ class QueueHeartbeats(SocketHeartbeat):
 
 class OnlineHeartbeats(SocketHeartbeat):
     """The signed-in lobby sockets (the lobby page's and every page's bell): one Redis round
-    trip says their people are online (games/services/presence.py, "who is online"); who reads
+    trip says their people are online (games/live/presence.py, "who is online"); who reads
     as new there (Redis had forgotten them) is announced to their followers again."""
 
     @classmethod
@@ -632,13 +635,13 @@ class LobbyConsumer(SocketConsumer):
     """The lobby: the live list of public tables (nothing private, nothing hidden) for anyone,
     and "Gioca con persone" for a signed-in person: join or leave a queue, hear of the match on
     the person's own group (`lobby.user.<id>`, every lobby tab of theirs), and the answers to
-    challenges (games/services/challenges.py) on the same group. Closing the last
-    lobby socket leaves the queue after a grace (games/services/matchmaking.py).
+    challenges (games/services/lobby/challenges.py) on the same group. Closing the last
+    lobby socket leaves the queue after a grace (games/services/lobby/matchmaking.py).
 
     Every other page of a signed-in person opens one too for the header's bell
     (`/ws/lobby/?only=me`): that socket joins only the person's group (no public list, no queue)
     and starts with the person's `bell` frame. Either kind makes its person online for their
-    friends (games/services/social.py) and answers `friends` and `bell_read`."""
+    friends (games/services/lobby/social.py) and answers `friends` and `bell_read`."""
 
     user_id: int | None = None
 
@@ -656,11 +659,11 @@ class LobbyConsumer(SocketConsumer):
             log.warning("lobby: could not open a socket", exc_info=True)
             await self.close(code=1013)
             return
-        groups = [] if self.only_me else [broadcast.LOBBY_GROUP]
+        groups = [] if self.only_me else [transport.LOBBY_GROUP]
         if opened["user_id"] is not None:
             self.user_id = opened["user_id"]
             self.language = opened["language"]
-            groups.append(broadcast.user_group(self.user_id))
+            groups.append(transport.user_group(self.user_id))
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
         self.groups_joined = groups
@@ -806,7 +809,7 @@ class LobbyConsumer(SocketConsumer):
         await self.send(text_data=message["text"])
 
     async def _send(self, frame: dict[str, Any]) -> None:
-        await self.send(text_data=broadcast.frame_text(frame))
+        await self.send(text_data=transport.frame_text(frame))
 
     async def _error(self, code: str, message: str, ref=None) -> None:
         await self._send({"type": "error", "code": code, "message": str(message), "ref": ref})

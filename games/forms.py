@@ -7,9 +7,10 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from games.services.table.seating import private_unrated_message
+
 from .engine import PRESET_PLAYERS, Ruleset
 from .models import BotLevel
-from .services.tables import private_unrated_message
 
 PRESET_CHOICES = [
     ("classico", _("Classico")),

@@ -93,7 +93,7 @@ def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer:
 
     from games.engine import Ruleset
     from games.models import Game
-    from games.services.tables import create_table, fill_with_computer, sit
+    from games.services.table.seating import create_table, fill_with_computer, sit
 
     User = get_user_model()
     backend = "django.contrib.auth.backends.ModelBackend"
@@ -113,7 +113,7 @@ def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer:
     tables = []
     ruleset = ruleset or Ruleset.preset("classico", players=2)
     # Nobody listens to this process's lobby yet: skip building the lobby list after each seat.
-    from games.services import tables as table_services
+    from games.services.table import seating as table_services
 
     announce, table_services._announce_now = table_services._announce_now, lambda *table_ids, **kwargs: None
     try:
@@ -162,8 +162,8 @@ def restart_clocks(table_ids: list[int], seconds: float | None = None) -> None:
     timer, and the benchmark measures play, not the timeouts of tables nobody sat at yet."""
     from datetime import timedelta
 
+    from games.live import clock
     from games.models import Game, Table
-    from games.services import clock
 
     timers = Table.objects.filter(pk__in=table_ids).values_list("draw_seconds", flat=True).distinct()
     for draw_seconds in list(timers):  # one statement per timer, not one per table

@@ -61,7 +61,7 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
         return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds, record=record)
     game = determinize(view, rng)
     if level == "principiante":
-        from games.engine.bots import random_action
+        from games.bots.random_player import random_action
 
         return random_action(game, seat, rng)
     from .strategy import greedy_action

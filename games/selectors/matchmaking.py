@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from ..engine import PRESET_PLAYERS, PRESETS
 from ..models import PlayerRating, QueueEntry, RatingMode, Seat, Table
+from .leaderboards import START_RATING
 from .rules import preset_label
 
 # The queues: one per mode (the rating modes: "2p" one against one, "4p" pairs) and preset.
@@ -43,8 +44,6 @@ def queue_choices() -> dict[str, Any]:
 
 
 def rating_of(user, mode: str) -> float:
-    from ..services.ratings import START_RATING
-
     rating = PlayerRating.objects.filter(user=user, mode=mode).values_list("rating", flat=True).first()
     return START_RATING if rating is None else float(rating)
 

@@ -53,7 +53,7 @@ def friends(user) -> list[dict[str, Any]]:
     in play): a public table in play can be watched, a public table with an open seat joined; a
     private table is named as such, with no way in (only its own guests may). Three queries and
     one Redis round trip, whatever the number of friends."""
-    from ..services import presence
+    from games.live import presence
 
     follows = list(Follow.objects.filter(follower=user).select_related("followed")
                    .order_by(Lower("followed__username")))

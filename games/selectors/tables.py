@@ -13,10 +13,11 @@ from typing import Any
 from django.db import connection
 from django.utils.translation import gettext_lazy as _
 
+from games.live import clock, presence, transport
+
 from ..engine import Game as EngineGame
 from ..engine import replay
 from ..models import Game, Hand, Move, Seat, Table
-from ..services import broadcast, clock, presence
 from .lobby import table_summary
 
 # Ready-made chat phrases (RULES §13: no free text at the table).
@@ -264,10 +265,10 @@ def snapshot_messages(game_id: int) -> list[tuple[str, dict[str, Any]]]:
     table = get_table(game.table_id)
     engine_game = EngineGame.from_dict(game.state)
     messages = [
-        (broadcast.seat_group(table.pk, p), snapshot_frame(game, table, p, engine_game))
+        (transport.seat_group(table.pk, p), snapshot_frame(game, table, p, engine_game))
         for p in range(table.players)
     ]
-    messages.append((broadcast.public_group(table.pk), snapshot_frame(game, table, None, engine_game)))
+    messages.append((transport.public_group(table.pk), snapshot_frame(game, table, None, engine_game)))
     return messages
 
 
@@ -324,7 +325,7 @@ def resync_frames(table_id: int, position: int | None, last_version: int | None)
     hand = Hand.objects.filter(game=game, number=game.hand_number).first()
     if hand is None or not missed or any(m.hand_number != game.hand_number for m in missed):
         return [snapshot_frame(game, table, position)]
-    from ..services.play import event_frame
+    from games.services.table.play import event_frame
 
     earlier = list(Move.objects.filter(game=game, hand_number=game.hand_number, seq__lte=last_version)
                    .order_by("seq").values_list("action", flat=True))

@@ -9,13 +9,14 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from games.live import clock
+from games.services.table.seating import TableError, create_table, play_against_computer
+
 from ..forms import PlayComputerForm, TableForm, preset_defaults
 from ..models import BotLevel
 from ..selectors import challenges as challenge_selectors
 from ..selectors.lobby import open_tables, user_tables
 from ..selectors.matchmaking import queue_choices
-from ..services import clock
-from ..services.tables import TableError, create_table, play_against_computer
 
 
 def _render_lobby(request, form: TableForm | None = None, status: int = 200):

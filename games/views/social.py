@@ -11,9 +11,10 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from games.services.lobby import notifications, social
+from games.services.table.seating import TableError
+
 from ..selectors import social as selectors
-from ..services import notifications, social
-from ..services.tables import TableError
 from .challenges import _back
 
 

@@ -713,7 +713,7 @@ def check_integrity(db: Db, tables: list[Table], *, allow_timeouts: bool = False
     from games.engine import Game as EngineGame
     from games.engine import replay
     from games.selectors.tables import engine_view
-    from games.services.play import public_action
+    from games.services.table.play import public_action
 
     problems: list[str] = []
     moves_checked = frames_checked = 0

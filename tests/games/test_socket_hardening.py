@@ -16,8 +16,8 @@ from burraco_site.origin import origin_allowed
 from games import consumers
 from games.engine import Ruleset
 from games.models import Table
-from games.services import turns
-from games.services.tables import TableError, create_table
+from games.services.table import turns
+from games.services.table.seating import TableError, create_table
 from tests.conftest import ROOT
 from tests.games.helpers import make_user, session_cookie, started_table, ws_headers
 from tests.games.test_consumers import TIMEOUT, asgi_application, receive_type

@@ -38,12 +38,14 @@ from django.utils.translation import gettext as _
 
 from burraco_site import dbasync
 from burraco_site.dbthreads import admitted, run_db
-
-from ..engine import Game as EngineGame
-from ..engine import IllegalMove
-from ..models import Game, Hand, Move, Seat, Table
-from . import broadcast, clock, presence, ratings, tournaments, turns
-from .broadcast import Messages
+from games.engine import Game as EngineGame
+from games.engine import IllegalMove
+from games.live import clock, presence, transport
+from games.live.transport import Messages
+from games.models import Game, Hand, Move, Seat, Table
+from games.services import tournaments
+from games.services.history import ratings
+from games.services.table import turns
 
 log = logging.getLogger(__name__)
 
@@ -99,15 +101,15 @@ class Applied:
 
     def follow_up(self) -> None:
         """After the frames: presence and lobby news, and the computer's next move if it is due."""
-        from . import presence
-        from .tables import _announce_now
+        from games.live import presence
+        from games.services.table.seating import _announce_now
 
         if self.announce_presence:
             presence.announce(self.table_id)
         if self.announce_table:
             _announce_now(self.table_id)
         if self.turn_user is not None:
-            from . import notifications
+            from games.services.lobby import notifications
 
             try:
                 notifications.your_turn(table_id=self.table_id, user_id=self.turn_user)
@@ -123,7 +125,7 @@ class Applied:
 
 def finish(applied: Applied) -> None:
     """Deliver and follow up, synchronously (call after the commit)."""
-    broadcast.deliver(applied.messages)
+    transport.deliver(applied.messages)
     applied.follow_up()
 
 
@@ -599,8 +601,8 @@ def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: 
 
 
 def _queue_analysis(game_id: int) -> None:
-    """Analisi della partita, once the match is committed (games/services/analysis.py)."""
-    from .analysis import queue_after_game
+    """Analisi della partita, once the match is committed (games/services/history/analysis.py)."""
+    from games.services.history.analysis import queue_after_game
 
     try:
         queue_after_game(game_id)
@@ -664,7 +666,7 @@ def abandon_match(*, table_id: int, user) -> int:
 
 def _abandon_messages(game: Game, table: Table, position: int, username: str) -> Messages:
     """Per recipient: the `match_over` frame, then the final snapshot (finished, with the result)."""
-    from ..selectors.tables import get_table, snapshot_frame
+    from games.selectors.tables import get_table, snapshot_frame
 
     fresh_table = get_table(table.pk)
     engine_game = EngineGame.from_dict(game.state)
@@ -678,14 +680,14 @@ def _abandon_messages(game: Game, table: Table, position: int, username: str) ->
         "totals": list(game.totals),
         "winner_side": game.winner_side,
     }
-    return broadcast.per_recipient(table.pk, table.players, lambda seat: [
+    return transport.per_recipient(table.pk, table.players, lambda seat: [
         dict(over), snapshot_frame(game, fresh_table, seat, engine_game)])
 
 
 def event_frame(*, version: int, hand_number: int, seat: int, actor: str, action: dict[str, Any],
                 played: EngineGame, position: int | None, deadline: datetime | None) -> dict[str, Any]:
     """One accepted action as one recipient sees it (`position` None: a spectator)."""
-    from ..selectors.tables import engine_view
+    from games.selectors.tables import engine_view
 
     over = played.hand_over
     return {
@@ -713,7 +715,7 @@ def _event_messages(table_id: int, players: int, *, game_version: int, hand_numb
                             played=played, position=position, deadline=deadline)
         return [first, *(more(position) if more else [])]
 
-    return broadcast.per_recipient(table_id, players, frames)
+    return transport.per_recipient(table_id, players, frames)
 
 
 def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action: dict[str, Any],
@@ -721,7 +723,7 @@ def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action:
                      next_game: EngineGame | None, spectators: bool = True) -> Messages:
     """Per recipient, in order: the event (with that recipient's view of the position the action
     produced), then at the end of a hand the scoring, then the next hand's snapshot."""
-    from ..selectors.tables import get_table, snapshot_frame
+    from games.selectors.tables import get_table, snapshot_frame
 
     more = None
     if finished_hand is not None:

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 
-from . import clock
+from games.live import clock
 
 # Settings (PRESENCE_HEARTBEAT_SECONDS, PRESENCE_TTL_SECONDS; 15 and 40 by default): the fault
 # tests shorten them so that "back online within one heartbeat" is seconds, not a quarter minute.
@@ -253,7 +253,7 @@ def disconnected(table_id: int, position: int | None, user_id: int, socket_id: s
     if position is None or position in _live_positions(table_id):
         return False
     since = mark_away(table_id, position)
-    from . import turns
+    from games.services.table import turns
 
     turns.seat_left(table_id, position, since)
     return True
@@ -309,10 +309,10 @@ def seats_online(table_id: int, positions: range | list[int] | None = None) -> d
 def announce(table_id: int) -> None:
     """Send the table's `presence` frame to every socket at it (after commit: who is online, and
     which seats the computer covers). The timers call this when the computer takes a seat over."""
-    from ..selectors.tables import presence_frame
-    from . import broadcast
+    from games.live import transport
+    from games.selectors.tables import presence_frame
 
-    broadcast.deliver([(broadcast.all_group(table_id), presence_frame(table_id))])
+    transport.deliver([(transport.all_group(table_id), presence_frame(table_id))])
 
 
 # ----------------------------------------------------------------------------- who is online

@@ -34,9 +34,8 @@ from games.bots.expert import candidate_values, ranked_discards
 from games.bots.knowledge import determinize
 from games.engine import replay
 from games.models import Analysis, Game, Hand, Move, Seat
-
-from .replays import card_short
-from .tables import TableError
+from games.selectors.replays import card_short
+from games.services.table.seating import TableError
 
 logger = logging.getLogger("games.analysis")
 

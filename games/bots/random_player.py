@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .game import Game
+from games.engine.game import Game
 
 Action = dict[str, Any]
 

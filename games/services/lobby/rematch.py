@@ -6,7 +6,7 @@ and starts the new table in the same transaction (so two people clicking at once
 table). Every socket of the old table hears each step through the table's `all` group as a
 `rematch` frame (docs/protocol.md): who said yes, who is still needed, and the new table's
 address once it exists. Computer seats always agree. Who is not looking at the old table hears of an offer in the
-header's bell (games/services/notifications.py), and the bell's line is read once the offer ends either way.
+header's bell (games/services/lobby/notifications.py), and the bell's line is read once the offer ends either way.
 
 An offer can also end without a new table: `decline_rematch` (a person at the table says no) or
 `person_left` (a person's last socket at the table closed and did not come back within
@@ -24,9 +24,10 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from ..models import Game, Hand, Rematch, Seat, Table
-from . import broadcast, clock, notifications, presence
-from .tables import TableError, start_game
+from games.live import clock, presence, transport
+from games.models import Game, Hand, Rematch, Seat, Table
+from games.services.lobby import notifications
+from games.services.table.seating import TableError, start_game
 
 LEAVE_GRACE_SECONDS = 5.0  # a person's page may reload this long before their leaving ends the offer
 
@@ -139,7 +140,7 @@ def _tell(table: Table, rematch: Rematch, seats: list[Seat], offered_by: int | N
         notifications.rematch_offered(table_id=table.pk, by_user_id=offered_by, waiting_for=[
             s.user_id for s in seats if s.user_id and s.position not in rematch.accepted])
     frame = _frame(table, rematch, seats)
-    transaction.on_commit(lambda: broadcast.deliver([(broadcast.all_group(table.pk), frame)]))
+    transaction.on_commit(lambda: transport.deliver([(transport.all_group(table.pk), frame)]))
 
 
 def offer_rematch(*, table_id: int, user) -> Rematch:

@@ -4,8 +4,8 @@
   oneself, once per pair, and not a player who blocked you (nor one you block).
 - Blocking a player ends either's following of the other and withdraws the invitations still
   pending between the two; from then on the blocked player cannot challenge you
-  (games/services/challenges.py) nor follow you, and the queue does not pair you
-  (games/services/matchmaking.py).
+  (games/services/lobby/challenges.py) nor follow you, and the queue does not pair you
+  (games/services/lobby/matchmaking.py).
 
 Refusals raise `TableError` (code, Italian message), the lobby's and the challenges' catalogue,
 and change nothing.
@@ -21,10 +21,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from ..models import Block, Challenge, Follow, Notification
-from ..selectors import social as selectors
-from . import broadcast, clock, presence
-from .tables import TableError
+from games.live import clock, presence, transport
+from games.models import Block, Challenge, Follow, Notification
+from games.selectors import social as selectors
+from games.services.table.seating import TableError
 
 
 def _require_login(user) -> None:
@@ -89,15 +89,15 @@ def block(*, user, username: Any, now: datetime | None = None) -> Block:
             Challenge.objects.filter(pk__in=[c.pk for c in pending]).update(
                 status=Challenge.Status.CANCELLED, answered_at=now)
             Notification.objects.filter(challenge__in=pending).delete()
-            from ..selectors.challenges import challenge_frame
+            from games.selectors.challenges import challenge_frame
 
             messages = []
             for challenge in pending:
                 challenge.status = Challenge.Status.CANCELLED
                 frame = challenge_frame(challenge, now)
-                messages += [(broadcast.user_group(challenge.invitee_id), frame),
-                             (broadcast.user_group(challenge.challenger_id), frame)]
-            transaction.on_commit(lambda: broadcast.deliver(messages))
+                messages += [(transport.user_group(challenge.invitee_id), frame),
+                             (transport.user_group(challenge.challenger_id), frame)]
+            transaction.on_commit(lambda: transport.deliver(messages))
     return row
 
 
@@ -115,7 +115,7 @@ def presence_changed(user_id: int) -> None:
     followers = selectors.follower_ids(user_id)
     if followers:
         frame = {"type": "friends_changed"}
-        broadcast.deliver([(broadcast.user_group(f), frame) for f in followers])
+        transport.deliver([(transport.user_group(f), frame) for f in followers])
 
 
 def seating_changed(table_ids) -> None:
@@ -128,7 +128,7 @@ def seating_changed(table_ids) -> None:
                      .values_list("follower_id", flat=True).distinct())
     if followers:
         frame = {"type": "friends_changed"}
-        broadcast.deliver([(broadcast.user_group(f), frame) for f in followers])
+        transport.deliver([(transport.user_group(f), frame) for f in followers])
 
 
 def socket_opened(user_id: int, socket_id: str) -> None:

@@ -29,14 +29,15 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from ..bots import choose_action
-from ..bots.knowledge import determinize
-from ..bots.strategy import discard_action
-from ..engine import Game as EngineGame
-from ..engine import IllegalMove
-from ..models import Game, Seat, Table
-from . import clock, presence, turns
-from .turns import bot_delay
+from games.bots import choose_action
+from games.bots.knowledge import determinize
+from games.bots.strategy import discard_action
+from games.engine import Game as EngineGame
+from games.engine import IllegalMove
+from games.live import clock, presence
+from games.models import Game, Seat, Table
+from games.services.table import turns
+from games.services.table.turns import bot_delay
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def stats() -> dict[str, int]:
 def _submit(**kwargs: Any) -> int:
     """The play service's one door (imported late: the play service imports `turns`, which
     imports this module)."""
-    from .play import submit_action
+    from games.services.table.play import submit_action
 
     return submit_action(**kwargs)
 
@@ -254,7 +255,7 @@ def cover_seat(game_id: int, version: int) -> str:
 
 def reclaim_seat(table_id: int, position: int, user) -> Seat:
     """"Sono tornato": the person sitting at `position` takes the seat back from the computer."""
-    from .tables import TableError, take_seat_back
+    from games.services.table.seating import TableError, take_seat_back
 
     seat = Seat.objects.filter(table_id=table_id, user=user).first()
     if seat is not None and seat.position != position:

@@ -20,11 +20,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..engine import Game as EngineGame
-from ..engine import Ruleset
-from ..models import BotLevel, Game, Hand, Seat, Table
-from ..selectors.rules import preset_label
-from . import broadcast, presence, turns
+from games.engine import Game as EngineGame
+from games.engine import Ruleset
+from games.live import presence, transport
+from games.models import BotLevel, Game, Hand, Seat, Table
+from games.selectors.rules import preset_label
+from games.services.table import turns
 
 log = logging.getLogger(__name__)
 
@@ -73,25 +74,25 @@ def _announce_now(*table_ids: int, lobby_now: bool = True) -> None:
     """The table pages and the lobby see the tables' new seating or status (call after commit):
     one `table` frame per table, then one lobby list for all of them (or, with `lobby_now`
     false, a mark that the next scheduler tick sends it: `announce_lobby_if_due`)."""
-    from ..selectors.lobby import lobby_list
-    from ..selectors.tables import table_frame
+    from games.selectors.lobby import lobby_list
+    from games.selectors.tables import table_frame
 
     messages = []
     for table_id in dict.fromkeys(table_ids):
         table = Table.objects.filter(pk=table_id).first()
         if table is not None:
-            messages.append((broadcast.all_group(table_id), table_frame(table)))
+            messages.append((transport.all_group(table_id), table_frame(table)))
     if lobby_now:
-        messages.append((broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()}))
+        messages.append((transport.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()}))
     else:
         cache.set(LOBBY_DUE_KEY, 1, timeout=3600)
-    broadcast.deliver(messages)
+    transport.deliver(messages)
     _tell_followers(table_ids)
 
 
 def _tell_followers(table_ids) -> None:
     """The "Amici" pages of whoever follows a person seated at these tables look again."""
-    from .social import seating_changed
+    from games.services.lobby.social import seating_changed
 
     try:
         seating_changed(table_ids)
@@ -105,11 +106,11 @@ LOBBY_DUE_KEY = "burraco:lobby:due"
 def announce_lobby_if_due() -> bool:
     """Send the lobby list if a batch left it for later; True if this call sent it. Called by
     every scheduler tick: the first to take the mark sends (the cache's delete says who)."""
-    from ..selectors.lobby import lobby_list
+    from games.selectors.lobby import lobby_list
 
     if not cache.delete(LOBBY_DUE_KEY):
         return False
-    broadcast.deliver([(broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()})])
+    transport.deliver([(transport.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()})])
     return True
 
 
@@ -343,10 +344,10 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     computer_first = mover.is_computer  # known here: after_change need not look it up
 
     def after() -> None:
-        from ..selectors.tables import snapshot_messages
+        from games.selectors.tables import snapshot_messages
 
         if anyone_there:
-            broadcast.deliver(snapshot_messages(game_id))
+            transport.deliver(snapshot_messages(game_id))
         turns.after_change(game_id, 0, computer_next=computer_first)
 
     transaction.on_commit(after)
@@ -354,7 +355,7 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
 
 
 def _mover(seat: Seat):
-    from .play import SeatFacts
+    from games.services.table.play import SeatFacts
 
     return SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer, seat.consecutive_timeouts)
 
