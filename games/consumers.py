@@ -24,10 +24,10 @@ from redis.exceptions import RedisError
 
 from burraco_site.dbthreads import Busy, run_db
 from burraco_site.wsauth import authenticate, session_and_user
-from games.live import presence, transport
+from games.live import presence, sockets, transport
 from games.services import tournaments
 from games.services.lobby import challenges, matchmaking, notifications, rematch, social
-from games.services.table import play
+from games.services.table import attendance, play
 from games.services.table.seating import TableError, take_seat_back
 
 from .engine import IllegalMove
@@ -276,7 +276,7 @@ class TableConsumer(SocketConsumer):
         self.scope["user"] = user
         if not user.is_authenticated:
             return {"refused": "unauthenticated"}
-        return table_selectors.open_socket(self.table_id, user, self.scope["session"], self.channel_name,
+        return sockets.open_socket(self.table_id, user, self.scope["session"], self.channel_name,
                                            MAX_SOCKETS_PER_TABLE)
 
     async def _join_groups(self) -> None:
@@ -295,7 +295,7 @@ class TableConsumer(SocketConsumer):
         old = self.position
         self.position = position
         await self._join_groups()
-        await run_db(presence.disconnected)(self.table_id, old, self.user_id, self.channel_name)
+        await run_db(attendance.socket_closed)(self.table_id, old, self.user_id, self.channel_name)
         sockets = await run_db(presence.connected)(self.table_id, position, self.user_id, self.channel_name)
         await self._count_tabs(sockets.seats.get(position, 0) if position is not None else 0)
         await self._announce_presence()
@@ -332,7 +332,7 @@ class TableConsumer(SocketConsumer):
         await self._leave_groups()
         if self.counted:
             try:
-                last = await run_db(presence.disconnected)(self.table_id, self.position, self.user_id,
+                last = await run_db(attendance.socket_closed)(self.table_id, self.position, self.user_id,
                                                            self.channel_name)
                 sockets = await run_db(presence.sockets_at)(self.table_id)
                 if self.position is not None and not last:  # the seat's other tabs (told first): one may be alone
@@ -366,7 +366,7 @@ class TableConsumer(SocketConsumer):
         """Someone sat or stood up, or the game started: if this person's seat changed (from
         another tab or the lobby), move this socket to its new group and send it a snapshot."""
         if table.get("status") == "playing" and self.game_id is None:
-            self.game_id = await run_db(table_selectors.game_id_of)(self.table_id)
+            self.game_id = await run_db(sockets.game_id_of)(self.table_id)
         username = self.scope["user"].get_username()
         position = next((s["position"] for s in table["seats"] if s["username"] == username), None)
         if position != self.position:
@@ -423,7 +423,7 @@ class TableConsumer(SocketConsumer):
     async def _on_ping(self, frame: dict[str, Any], ref) -> None:
         """Keep-alive; the answer carries the game's version, so a page that missed a frame
         learns it at the next ping without waiting for the next move."""
-        version = await run_db(table_selectors.current_version)(self.table_id) if self.game_id else None
+        version = await run_db(sockets.current_version)(self.table_id) if self.game_id else None
         await self._send({"type": "pong", "version": version})
 
     async def _on_action(self, frame: dict[str, Any], ref) -> None:
@@ -537,7 +537,7 @@ class TableConsumer(SocketConsumer):
             message = _(str(message))
         version = self.version
         if version is None and self.game_id is not None and code not in ("unavailable", "busy"):
-            version = await run_db(table_selectors.current_version)(self.table_id)
+            version = await run_db(sockets.current_version)(self.table_id)
         await self._send({"type": "error", "code": code, "message": message, "ref": ref, "version": version})
 
     async def _bad(self, code: str, ref=None) -> None:

@@ -18,18 +18,10 @@ from games.services.table.seating import TableError, fill_with_computer, leave, 
 
 from ..engine import IllegalMove
 from ..forms import FillForm, SitForm
+from ..live.sockets import INVITES_SESSION_KEY, invited_table_ids
 from ..models import BotLevel, Game, Table
 from ..selectors.rules import table_rules
-from ..selectors.tables import (
-    INVITES_SESSION_KEY,
-    can_start,
-    can_watch,
-    chat_phrases,
-    get_table,
-    invited_table_ids,
-    seats_in_order,
-    user_position,
-)
+from ..selectors.tables import can_start, can_watch, chat_phrases, get_table, seats_in_order, user_position
 
 
 def _visible_table(request, table_id: int) -> Table:

@@ -28,7 +28,7 @@ from games.engine import Game as EngineGame
 from games.engine import IllegalMove, Ruleset
 from games.live import clock, presence, transport
 from games.models import Game, Move, SchedulerState, Seat, Table
-from games.services.table import autoplay, scheduler, seating, turns
+from games.services.table import attendance, autoplay, scheduler, seating, turns
 from games.services.table.play import submit_action
 from games.services.table.seating import TableError
 from tests.games.helpers import capture, make_user
@@ -416,10 +416,10 @@ def test_a_player_away_past_the_grace_during_their_turn_is_covered(monkeypatch):
     mover = game.to_move
     tabs = ["gina-tab-1", "gina-tab-2"] if mover == 0 else ["ugo-tab-1"]
     if mover == 0:
-        assert presence.disconnected(game.table_id, 0, users[0].pk, tabs.pop(0)) is False  # one tab left
+        assert attendance.socket_closed(game.table_id, 0, users[0].pk, tabs.pop(0)) is False  # one tab left
         game.refresh_from_db()
         assert game.due_at == game.turn_deadline
-    assert presence.disconnected(game.table_id, mover, users[mover].pk, tabs[0]) is True
+    assert attendance.socket_closed(game.table_id, mover, users[mover].pk, tabs[0]) is True
     game.refresh_from_db()
     away = presence.away_since(game.table_id, mover)
     # The scheduler must look when the grace runs out, not at the 30-second deadline.
@@ -448,7 +448,7 @@ def test_a_player_back_within_the_grace_is_not_covered():
 
     game, users = two_people(grace=5, before_start=online)
     mover = game.to_move
-    presence.disconnected(game.table_id, mover, users[mover].pk, f"tab-{mover}")
+    attendance.socket_closed(game.table_id, mover, users[mover].pk, f"tab-{mover}")
     clock.advance(3)
     presence.connected(game.table_id, mover, users[mover].pk, f"tab-{mover}-reloaded")  # back in time
     assert presence.away_since(game.table_id, mover) is None
@@ -492,7 +492,7 @@ def test_after_presence_is_lost_the_heartbeat_clears_the_away_mark_too():
     assert presence.heartbeat_many(beats) == {game.table_id}  # back online...
     assert presence.away_since(game.table_id, mover) is None  # ...and not away
     # A moment's disconnection now starts its own grace.
-    assert presence.disconnected(game.table_id, mover, users[mover].pk, f"tab-{mover}") is True
+    assert attendance.socket_closed(game.table_id, mover, users[mover].pk, f"tab-{mover}") is True
     clock.advance(1)
     Game.objects.filter(pk=game.pk).update(due_at=clock.now())
     assert scheduler.run_due(clock.now()) == {"not_due": 1}
@@ -506,7 +506,7 @@ def test_a_player_who_left_before_their_turn_is_covered_when_it_comes():
 
     game, users = two_people(grace=5, before_start=online)
     mover, other = game.to_move, 1 - game.to_move
-    presence.disconnected(game.table_id, other, users[other].pk, f"tab-{other}")
+    attendance.socket_closed(game.table_id, other, users[other].pk, f"tab-{other}")
     game.refresh_from_db()
     assert game.due_at == game.turn_deadline  # not their turn: nothing to pull forward
     clock.advance(6)

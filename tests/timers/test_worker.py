@@ -20,7 +20,7 @@ from games.engine import Ruleset
 from games.live import clock, presence
 from games.models import Game, Move, Seat, Table
 from games.selectors.tables import presence_frame
-from games.services.table import autoplay, seating, turns
+from games.services.table import attendance, autoplay, seating, turns
 from games.services.table.play import submit_action
 from tests.games.helpers import make_user
 
@@ -212,7 +212,7 @@ def test_an_away_player_is_covered_after_the_grace():
     Table.objects.filter(pk=table.pk).update(disconnect_grace_seconds=5)
     game = wait_for(lambda: humans_turn(table), what="the person's turn")
     # The tab closes during the turn; 6 seconds pass on the game clock (the turn has 30).
-    assert presence.disconnected(table.pk, 0, user.pk, "tab-1") is True
+    assert attendance.socket_closed(table.pk, 0, user.pk, "tab-1") is True
     scheduler_ticks(2)
     assert not Seat.objects.get(table=table, position=0).covered_by_computer
     clock.advance(6)
@@ -235,7 +235,7 @@ def test_a_player_back_within_the_grace_is_not_covered():
     Table.objects.filter(pk=table.pk).update(disconnect_grace_seconds=5)
     game = wait_for(lambda: humans_turn(table), what="the person's turn")
     before = (game.version, Move.objects.filter(game=game).count())
-    presence.disconnected(table.pk, 0, user.pk, "tab-1")
+    attendance.socket_closed(table.pk, 0, user.pk, "tab-1")
     clock.advance(3)
     presence.connected(table.pk, 0, user.pk, "tab-1-reloaded")  # the page reloaded in time
     early = autoplay.stats()["early"]

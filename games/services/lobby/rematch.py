@@ -24,7 +24,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from games.live import clock, presence, transport
+from games.live import clock, frames, presence, transport
 from games.models import Game, Hand, Rematch, Seat, Table
 from games.services.lobby import notifications
 from games.services.table.seating import TableError, start_game
@@ -50,15 +50,14 @@ def _refuse(code: str) -> TableError:
 
 
 def _frame(table: Table, rematch: Rematch | None, seats: list[Seat]) -> dict[str, Any]:
-    return {
-        "type": "rematch",
-        "table": table.pk,
-        "accepted": list(rematch.accepted) if rematch else [],
-        "needed": [s.position for s in seats if s.user_id],
-        "table_url": reverse("table", args=[rematch.new_table_id]) if rematch and rematch.new_table_id else None,
-        "ended": (rematch.ended or None) if rematch else None,
-        "ended_by": rematch.ended_by if rematch else None,
-    }
+    return frames.rematch(
+        table.pk,
+        accepted=list(rematch.accepted) if rematch else [],
+        needed=[s.position for s in seats if s.user_id],
+        table_url=reverse("table", args=[rematch.new_table_id]) if rematch and rematch.new_table_id else None,
+        ended=(rematch.ended or None) if rematch else None,
+        ended_by=rematch.ended_by if rematch else None,
+    )
 
 
 def rematch_state(table: Table) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from games.live import clock, presence, transport
+from games.live import clock, frames, presence, transport
 from games.models import Block, Challenge, Follow, Notification
 from games.selectors import social as selectors
 from games.services.table.seating import TableError
@@ -114,7 +114,7 @@ def presence_changed(user_id: int) -> None:
     `friends_changed` frame on their lobby sockets; the "Amici" page then asks for the list)."""
     followers = selectors.follower_ids(user_id)
     if followers:
-        frame = {"type": "friends_changed"}
+        frame = frames.friends_changed()
         transport.deliver([(transport.user_group(f), frame) for f in followers])
 
 
@@ -127,7 +127,7 @@ def seating_changed(table_ids) -> None:
     followers = list(Follow.objects.filter(followed__seats__table_id__in=ids)
                      .values_list("follower_id", flat=True).distinct())
     if followers:
-        frame = {"type": "friends_changed"}
+        frame = frames.friends_changed()
         transport.deliver([(transport.user_group(f), frame) for f in followers])
 
 

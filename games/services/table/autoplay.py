@@ -36,7 +36,7 @@ from games.engine import Game as EngineGame
 from games.engine import IllegalMove
 from games.live import clock, presence
 from games.models import Game, Seat, Table
-from games.services.table import turns
+from games.services.table import attendance, turns
 from games.services.table.turns import bot_delay
 
 log = logging.getLogger(__name__)
@@ -168,7 +168,7 @@ def complete_turn(game_id: int, version: int) -> str:
                     seat.covered_by_computer = True
                     fields.append("covered_by_computer")
                     table_id = game.table_id
-                    transaction.on_commit(lambda: presence.announce(table_id))
+                    transaction.on_commit(lambda: attendance.announce(table_id))
                     transaction.on_commit(lambda: _count("covered"))
                     # The scheduler looks again soon, in case it is this seat's turn again first.
                 seat.save(update_fields=fields)
@@ -247,7 +247,7 @@ def cover_seat(game_id: int, version: int) -> str:
         game.due_at = clock.now() + timedelta(seconds=bot_delay() + turns.COMPUTER_SLACK_SECONDS)
         game.save(update_fields=["due_at"])
         table_id = game.table_id
-        transaction.on_commit(lambda: presence.announce(table_id))
+        transaction.on_commit(lambda: attendance.announce(table_id))
         transaction.on_commit(lambda: turns.after_change(game_id, version, computer_next=True))
     _count("covered")
     return "covered"

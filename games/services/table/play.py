@@ -26,7 +26,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -40,12 +40,14 @@ from burraco_site import dbasync
 from burraco_site.dbthreads import admitted, run_db
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove
-from games.live import clock, presence, transport
+from games.live import frames, presence, transport
 from games.live.transport import Messages
 from games.models import Game, Hand, Move, Seat, Table
+from games.selectors.tables import get_table, snapshot_frame
 from games.services import tournaments
 from games.services.history import ratings
-from games.services.table import turns
+from games.services.table import attendance, turns
+from games.services.table.turns import SeatFacts
 
 log = logging.getLogger(__name__)
 
@@ -74,17 +76,6 @@ def refusal(code: str) -> IllegalMove:
     return IllegalMove(code, messages[code])
 
 
-def public_action(action: dict[str, Any]) -> dict[str, Any]:
-    """The form of an action that everybody may see. The engine's canonical actions name only
-    face-up cards (a stock draw is just {"type": "draw"}); this keeps it that way if that ever
-    changes by dropping anything but the public fields."""
-    allowed = {"type", "cards", "meld", "card"}
-    out = {k: v for k, v in action.items() if k in allowed}
-    if out.get("type") in ("draw", "take_discards"):
-        out = {"type": out["type"]}
-    return out
-
-
 @dataclass
 class Applied:
     """An accepted change, committed: its version, the frames to send, and what must follow."""
@@ -101,11 +92,10 @@ class Applied:
 
     def follow_up(self) -> None:
         """After the frames: presence and lobby news, and the computer's next move if it is due."""
-        from games.live import presence
         from games.services.table.seating import _announce_now
 
         if self.announce_presence:
-            presence.announce(self.table_id)
+            attendance.announce(self.table_id)
         if self.announce_table:
             _announce_now(self.table_id)
         if self.turn_user is not None:
@@ -223,21 +213,6 @@ _WRITE_FRESH_SQL = _WRITE_SQL.format(guard="")
 # wrote it, and the seats exactly as they were read then (a person back, a seat now covered).
 _WRITE_AGAIN_SQL = _WRITE_SQL.format(
     guard=f"AND xmin = %s::xid AND {_SEATS_SQL.format(table='games_game.table_id')} = %s")
-
-
-@dataclass(frozen=True)
-class SeatFacts:
-    """What the play path needs of a seat, read with the game in the same query."""
-
-    position: int
-    user_id: int | None
-    bot_level: str
-    covered: bool
-    timeouts: int
-
-    @property
-    def computer_plays(self) -> bool:
-        return bool(self.bot_level) or self.covered
 
 
 @dataclass(frozen=True)
@@ -448,9 +423,9 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
     if not atomic:
         _written.put(game_id, _Written(engine_game, new_version, written[0], seats_json, table_id, hand_number,
                                        players, timing, new_deadline, new_due))
-    messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
-                               actor=actor, action=record, played=engine_game, deadline=new_deadline,
-                               spectators=watched)
+    messages = frames.event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
+                                     actor=actor, action=record, played=engine_game, deadline=new_deadline,
+                                     spectators=watched)
     return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays, turn_user=turn_user,
                    seen=looked)
 
@@ -662,60 +637,15 @@ def abandon_match(*, table_id: int, user) -> int:
 
 
 # ----------------------------------------------------------------------------- frames
+# Built per recipient in games/live/frames.py; the snapshots read the table (selectors) here.
 
 
 def _abandon_messages(game: Game, table: Table, position: int, username: str) -> Messages:
     """Per recipient: the `match_over` frame, then the final snapshot (finished, with the result)."""
-    from games.selectors.tables import get_table, snapshot_frame
-
     fresh_table = get_table(table.pk)
     engine_game = EngineGame.from_dict(game.state)
-    over = {
-        "type": "match_over",
-        "version": game.version,
-        "hand_number": game.hand_number,
-        "reason": "abandoned",
-        "abandoned_by": username,
-        "abandoned_seat": position,
-        "totals": list(game.totals),
-        "winner_side": game.winner_side,
-    }
-    return transport.per_recipient(table.pk, table.players, lambda seat: [
-        dict(over), snapshot_frame(game, fresh_table, seat, engine_game)])
-
-
-def event_frame(*, version: int, hand_number: int, seat: int, actor: str, action: dict[str, Any],
-                played: EngineGame, position: int | None, deadline: datetime | None) -> dict[str, Any]:
-    """One accepted action as one recipient sees it (`position` None: a spectator)."""
-    from games.selectors.tables import engine_view
-
-    over = played.hand_over
-    return {
-        "type": "event",
-        "version": version,
-        "hand_number": hand_number,
-        "seat": seat,
-        "actor": actor,
-        "action": public_action(action),
-        "view": engine_view(played, position, version),
-        "to_move": None if over else played.to_move,
-        "deadline": None if over or deadline is None else deadline.isoformat(),
-        "server_time": clock.now().isoformat(),
-    }
-
-
-def _event_messages(table_id: int, players: int, *, game_version: int, hand_number: int, seat: int, actor: str,
-                    action: dict[str, Any], played: EngineGame, deadline: datetime | None,
-                    more: Callable[[int | None], list[dict[str, Any]]] | None = None,
-                    spectators: bool = True) -> Messages:
-    def frames(position: int | None) -> list[dict[str, Any]]:
-        if position is None and not spectators:
-            return []  # nobody watches: no public view to build or publish
-        first = event_frame(version=game_version, hand_number=hand_number, seat=seat, actor=actor, action=action,
-                            played=played, position=position, deadline=deadline)
-        return [first, *(more(position) if more else [])]
-
-    return transport.per_recipient(table_id, players, frames)
+    return frames.abandon_messages(table.pk, table.players, frames.match_over_abandoned(game, position, username),
+                                   lambda seat: snapshot_frame(game, fresh_table, seat, engine_game))
 
 
 def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action: dict[str, Any],
@@ -723,17 +653,14 @@ def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action:
                      next_game: EngineGame | None, spectators: bool = True) -> Messages:
     """Per recipient, in order: the event (with that recipient's view of the position the action
     produced), then at the end of a hand the scoring, then the next hand's snapshot."""
-    from games.selectors.tables import get_table, snapshot_frame
-
-    more = None
+    snapshot_for = None
     if finished_hand is not None:
         fresh_table = get_table(table.pk)
 
-        def more(position: int | None) -> list[dict[str, Any]]:
-            return [{"type": "hand_over", "version": game.version, **finished_hand},
-                    snapshot_frame(game, fresh_table, position, next_game or played)]
+        def snapshot_for(position: int | None) -> dict[str, Any]:
+            return snapshot_frame(game, fresh_table, position, next_game or played)
 
     hand_number = finished_hand["hand_number"] if finished_hand else game.hand_number
-    return _event_messages(table.pk, table.players, game_version=game.version, hand_number=hand_number, seat=seat,
-                           actor=actor, action=action, played=played, deadline=game.turn_deadline, more=more,
-                           spectators=spectators)
+    return frames.change_messages(table.pk, table.players, game_version=game.version, hand_number=hand_number,
+                                  seat=seat, actor=actor, action=action, played=played, deadline=game.turn_deadline,
+                                  finished_hand=finished_hand, snapshot_for=snapshot_for, spectators=spectators)

@@ -44,7 +44,7 @@ from django.db import DatabaseError, close_old_connections, connection, transact
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from games.live import clock, transport
+from games.live import clock, frames, transport
 from games.models import Game, SchedulerState, Seat
 
 log = logging.getLogger(__name__)
@@ -212,8 +212,7 @@ def _extend_deadlines(seconds: float) -> Extended:
 def _tell_new_deadlines(extended: Extended) -> None:
     now = clock.now().isoformat()
     transport.deliver(
-        (transport.all_group(table_id), {"type": "clock", "version": version, "deadline": deadline.isoformat(),
-                                         "server_time": now, "reason": "outage"})
+        (transport.all_group(table_id), frames.clock_frame(version, deadline, now, "outage"))
         for _game_id, table_id, version, deadline in extended
     )
 

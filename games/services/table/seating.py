@@ -22,10 +22,12 @@ from django.utils.translation import gettext as _
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
-from games.live import presence, transport
+from games.live import frames, presence, transport
 from games.models import BotLevel, Game, Hand, Seat, Table
+from games.selectors.lobby import lobby_list
 from games.selectors.rules import preset_label
-from games.services.table import turns
+from games.selectors.tables import snapshot_messages, table_frame
+from games.services.table import attendance, turns
 
 log = logging.getLogger(__name__)
 
@@ -74,16 +76,13 @@ def _announce_now(*table_ids: int, lobby_now: bool = True) -> None:
     """The table pages and the lobby see the tables' new seating or status (call after commit):
     one `table` frame per table, then one lobby list for all of them (or, with `lobby_now`
     false, a mark that the next scheduler tick sends it: `announce_lobby_if_due`)."""
-    from games.selectors.lobby import lobby_list
-    from games.selectors.tables import table_frame
-
     messages = []
     for table_id in dict.fromkeys(table_ids):
         table = Table.objects.filter(pk=table_id).first()
         if table is not None:
             messages.append((transport.all_group(table_id), table_frame(table)))
     if lobby_now:
-        messages.append((transport.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()}))
+        messages.append((transport.LOBBY_GROUP, frames.lobby(lobby_list())))
     else:
         cache.set(LOBBY_DUE_KEY, 1, timeout=3600)
     transport.deliver(messages)
@@ -106,11 +105,9 @@ LOBBY_DUE_KEY = "burraco:lobby:due"
 def announce_lobby_if_due() -> bool:
     """Send the lobby list if a batch left it for later; True if this call sent it. Called by
     every scheduler tick: the first to take the mark sends (the cache's delete says who)."""
-    from games.selectors.lobby import lobby_list
-
     if not cache.delete(LOBBY_DUE_KEY):
         return False
-    transport.deliver([(transport.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()})])
+    transport.deliver([(transport.LOBBY_GROUP, frames.lobby(lobby_list()))])
     return True
 
 
@@ -344,8 +341,6 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     computer_first = mover.is_computer  # known here: after_change need not look it up
 
     def after() -> None:
-        from games.selectors.tables import snapshot_messages
-
         if anyone_there:
             transport.deliver(snapshot_messages(game_id))
         turns.after_change(game_id, 0, computer_next=computer_first)
@@ -355,9 +350,8 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
 
 
 def _mover(seat: Seat):
-    from games.services.table.play import SeatFacts
-
-    return SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer, seat.consecutive_timeouts)
+    return turns.SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer,
+                           seat.consecutive_timeouts)
 
 
 def take_seat_back(*, table_id: int, user) -> Seat:
@@ -381,7 +375,7 @@ def take_seat_back(*, table_id: int, user) -> Seat:
             game.save(update_fields=["due_at"])
 
         def after() -> None:
-            presence.announce(table_id)
+            attendance.announce(table_id)
 
         transaction.on_commit(after)
     return seat

@@ -13,6 +13,7 @@ if that task is lost, `due_at` brings the scheduler to it.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -37,6 +38,21 @@ class Mover(Protocol):
 
     @property
     def computer_plays(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class SeatFacts:
+    """What the play path needs of a seat, read with the game in the same query."""
+
+    position: int
+    user_id: int | None
+    bot_level: str
+    covered: bool
+    timeouts: int
+
+    @property
+    def computer_plays(self) -> bool:
+        return bool(self.bot_level) or self.covered
 
 
 def bot_delay() -> float:
