@@ -1,6 +1,6 @@
 """Challenges over HTTP: the "Sfida" form of the profile and the leaderboard, and the lobby's
 list of invitations when its socket is not there (the socket answers them live:
-games/consumers.py). Thin: the service decides, the view says what happened."""
+games/consumers/lobby.py). Thin: the service decides, the view says what happened."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The lobby: open tables, a new table, one click to play against the computer, and "Gioca con
-persone" (its queue works over the lobby socket: games/consumers.py, LobbyConsumer)."""
+persone" (its queue works over the lobby socket: games/consumers/lobby.py, LobbyConsumer)."""
 
 from __future__ import annotations
 
