@@ -10,6 +10,8 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.urls import reverse
 
+from games.live import presence
+
 from ..models import Block, Follow, Seat, Table
 
 
@@ -53,7 +55,6 @@ def friends(user) -> list[dict[str, Any]]:
     in play): a public table in play can be watched, a public table with an open seat joined; a
     private table is named as such, with no way in (only its own guests may). Three queries and
     one Redis round trip, whatever the number of friends."""
-    from games.live import presence
 
     follows = list(Follow.objects.filter(follower=user).select_related("followed")
                    .order_by(Lower("followed__username")))

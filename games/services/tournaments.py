@@ -40,6 +40,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.live import clock, transport
+from games.selectors.matchmaking import matched_frame, rating_of, seat_names
+from games.selectors.tournaments import tournament_frame
 from games.services.table.seating import TableError, batched_announcements, check_players, create_table, sit
 
 from ..engine import PRESETS, IllegalMove, Ruleset, swiss
@@ -164,7 +166,6 @@ def _entry_of(tournament: Tournament, user_id: int) -> TournamentEntry | None:
 
 
 def _rating(tournament: Tournament, users: list) -> float:
-    from ..selectors.matchmaking import rating_of
 
     mode = RatingMode.PAIRS if tournament.pairs else RatingMode.SINGLES
     return sum(rating_of(u, mode) for u in users) / len(users)
@@ -364,7 +365,6 @@ def _open_table(ruleset: Ruleset, a: TournamentEntry, b: TournamentEntry) -> Tab
 
 def _calls(table: Table) -> list[tuple[str, dict[str, Any]]]:
     """Each player of a new table is called to it on their lobby sockets (a notice, a sound)."""
-    from ..selectors.matchmaking import matched_frame, seat_names
 
     table.refresh_from_db()
     seats = seat_names(table)
@@ -419,7 +419,6 @@ def _tell(tournament: Tournament, extra: list[tuple[str, dict[str, Any]]] | None
     tournament_id = tournament.pk
 
     def send() -> None:
-        from ..selectors.tournaments import tournament_frame
 
         fresh = Tournament.objects.filter(pk=tournament_id).first()
         if fresh is None:

@@ -13,6 +13,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
+from games.selectors.challenges import challenge_presets
+from games.selectors.history import player_recent_games
+from games.selectors.ratings import profile_ratings, rating_chart
+from games.selectors.reliability import reliability
+from games.selectors.rules import preset_label
+from games.selectors.social import relation
+from games.selectors.tournaments import past_tournaments
+
 register = template.Library()
 
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -71,7 +79,6 @@ def side_total(score: list[dict] | None, side: int) -> int | None:
 
 @register.filter
 def preset_name(name: str) -> str:
-    from games.selectors.rules import preset_label
 
     return preset_label(name)
 
@@ -88,10 +95,6 @@ def index(sequence, position: int):
 @register.inclusion_tag("games/history_profile.html", takes_context=True)
 def player_profile_extra(context, player) -> dict:
     """The profile's ratings (both modes, rank, record, chart) and the player's latest games."""
-    from games.selectors.history import player_recent_games
-    from games.selectors.ratings import profile_ratings, rating_chart
-    from games.selectors.reliability import reliability
-    from games.selectors.tournaments import past_tournaments
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
@@ -121,7 +124,6 @@ def rating_display(value: float | None) -> str:
 def challenge_button(context, username: str, compact: bool = False) -> dict:
     """"Sfida": a small form (a preset for two, from the engine) that invites `username`; shown
     to a signed-in person other than that player. No query: the presets are the engine's."""
-    from games.selectors.challenges import challenge_presets
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
@@ -140,7 +142,6 @@ def challenge_button(context, username: str, compact: bool = False) -> dict:
 def social_buttons(context, player) -> dict:
     """The profile's Segui / Non seguire più and Blocca / Sblocca, for a signed-in person other
     than the player (two small queries)."""
-    from games.selectors.social import relation
 
     request = context.get("request")
     viewer = getattr(request, "user", None)

@@ -41,7 +41,7 @@ from django.test.utils import override_settings
 
 from games.benchmarks.sample_games import record_sample_match
 from games.models import Game, Hand, RatingChange, Seat, Table
-from games.selectors.leaderboards import START_RATING
+from games.selectors.leaderboards import PER_PAGE, START_RATING, ranked
 from games.services.history.ratings import expected_score, k_factor
 
 NAMES = (
@@ -290,7 +290,6 @@ class Filler:
 
 def pick_targets() -> dict[str, str]:
     """The URLs to time, chosen from the filled data."""
-    from games.selectors.leaderboards import PER_PAGE, ranked
 
     busiest = (RatingChange.objects.values("user_id").annotate(n=Count("id")).order_by("-n").first()
                or {"user_id": None})

@@ -170,7 +170,7 @@ def request_analysis(game: Game) -> Analysis:
 
 def _enqueue(game_id: int) -> None:
     """On the analysis queue, never the one the computer's moves wait in (settings.py)."""
-    from games.tasks import analyse_game
+    from games.tasks import analyse_game  # here: the tasks module imports this service (an edge above it)
 
     analyse_game.apply_async((game_id,), queue=settings.CELERY_ANALYSIS_QUEUE)
 

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from games.live import clock, frames, presence, transport
 from games.models import Block, Challenge, Follow, Notification
 from games.selectors import social as selectors
+from games.selectors.challenges import challenge_frame
 from games.services.table.seating import TableError
 
 
@@ -89,7 +90,6 @@ def block(*, user, username: Any, now: datetime | None = None) -> Block:
             Challenge.objects.filter(pk__in=[c.pk for c in pending]).update(
                 status=Challenge.Status.CANCELLED, answered_at=now)
             Notification.objects.filter(challenge__in=pending).delete()
-            from games.selectors.challenges import challenge_frame
 
             messages = []
             for challenge in pending:

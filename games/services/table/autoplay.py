@@ -37,6 +37,8 @@ from games.engine import IllegalMove
 from games.live import clock, presence
 from games.models import Game, Seat, Table
 from games.services.table import attendance, turns
+from games.services.table.play import submit_action
+from games.services.table.seating import TableError, take_seat_back
 from games.services.table.turns import bot_delay
 
 log = logging.getLogger(__name__)
@@ -75,7 +77,6 @@ def stats() -> dict[str, int]:
 def _submit(**kwargs: Any) -> int:
     """The play service's one door (imported late: the play service imports `turns`, which
     imports this module)."""
-    from games.services.table.play import submit_action
 
     return submit_action(**kwargs)
 
@@ -255,7 +256,6 @@ def cover_seat(game_id: int, version: int) -> str:
 
 def reclaim_seat(table_id: int, position: int, user) -> Seat:
     """"Sono tornato": the person sitting at `position` takes the seat back from the computer."""
-    from games.services.table.seating import TableError, take_seat_back
 
     seat = Seat.objects.filter(table_id=table_id, user=user).first()
     if seat is not None and seat.position != position:

@@ -46,7 +46,10 @@ from games.models import Game, Hand, Move, Seat, Table
 from games.selectors.tables import get_table, snapshot_frame
 from games.services import tournaments
 from games.services.history import ratings
+from games.services.history.analysis import queue_after_game
+from games.services.lobby import notifications
 from games.services.table import attendance, turns
+from games.services.table.seating import _announce_now
 from games.services.table.turns import SeatFacts
 
 log = logging.getLogger(__name__)
@@ -92,14 +95,12 @@ class Applied:
 
     def follow_up(self) -> None:
         """After the frames: presence and lobby news, and the computer's next move if it is due."""
-        from games.services.table.seating import _announce_now
 
         if self.announce_presence:
             attendance.announce(self.table_id)
         if self.announce_table:
             _announce_now(self.table_id)
         if self.turn_user is not None:
-            from games.services.lobby import notifications
 
             try:
                 notifications.your_turn(table_id=self.table_id, user_id=self.turn_user)
@@ -577,7 +578,6 @@ def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: 
 
 def _queue_analysis(game_id: int) -> None:
     """Analisi della partita, once the match is committed (games/services/history/analysis.py)."""
-    from games.services.history.analysis import queue_after_game
 
     try:
         queue_after_game(game_id)

@@ -44,8 +44,11 @@ from django.db import DatabaseError, close_old_connections, connection, transact
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from games.live import clock, frames, transport
+from games.live import clock, frames, presence, transport
 from games.models import Game, SchedulerState, Seat
+from games.services import tournaments
+from games.services.lobby import matchmaking
+from games.services.table import autoplay, seating
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +175,6 @@ def _restarted_since(moment: datetime) -> bool:
             cursor.execute("SELECT pg_postmaster_start_time()")
             if cursor.fetchone()[0] > moment:
                 return True
-    from games.live import presence
 
     client = presence.redis_client()
     if client is None:
@@ -248,7 +250,6 @@ def claim_due(now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
 
 def run_due(now: datetime) -> dict[str, int]:
     """Hand every due game to `autoplay.handle_due`; one broken game does not stop the others."""
-    from games.services.table import autoplay
 
     done: dict[str, int] = {}
     for game_id, version in claim_due(now):
@@ -264,8 +265,6 @@ def run_due(now: datetime) -> dict[str, int]:
 def _match_queue() -> dict[str, int]:
     """One matcher pass, and the lobby list if the queue's matches left it for a tick; a failure
     is logged and does not stop the timers."""
-    from games.services.lobby import matchmaking
-    from games.services.table import seating
 
     try:
         result = matchmaking.run_matcher()
@@ -280,7 +279,6 @@ def _run_tournaments() -> dict[str, int]:
     """One pass over the tournaments (games/services/tournaments.py): start the scheduled events
     whose time has come, pair the next round where the last table of a round has ended, finish
     the events played out. A failure is logged and does not stop the timers."""
-    from games.services import tournaments
 
     try:
         result = tournaments.advance(clock.now())

@@ -91,7 +91,7 @@ def _announce_now(*table_ids: int, lobby_now: bool = True) -> None:
 
 def _tell_followers(table_ids) -> None:
     """The "Amici" pages of whoever follows a person seated at these tables look again."""
-    from games.services.lobby.social import seating_changed
+    from games.services.lobby.social import seating_changed  # here: social imports TableError from this module
 
     try:
         seating_changed(table_ids)

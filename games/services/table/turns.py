@@ -20,6 +20,7 @@ from typing import Protocol
 from django.conf import settings
 
 from games.live import clock, presence
+from games.models import Game, Seat, Table
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,6 @@ def seat_left(table_id: int, position: int, since: datetime) -> None:
     must look at the game when the player's grace runs out, not only at the turn's deadline:
     `due_at` was computed while the player was online, so it is pulled forward (never pushed
     back). Two queries, only when a seat's last socket goes."""
-    from games.models import Game, Table
 
     grace = Table.objects.filter(pk=table_id).values_list("disconnect_grace_seconds", flat=True).first()
     if grace is None:
@@ -117,7 +117,7 @@ def after_change(game_id: int, version: int, *, computer_next: bool | None = Non
     try:
         if computer_next is None and not _computer_to_move(game_id, version):
             return
-        from games import tasks
+        from games import tasks  # here: the tasks import the autoplay, which imports this module
 
         tasks.computer_move.apply_async((game_id, version), countdown=bot_delay())
     except Exception:  # noqa: BLE001 - see docstring
@@ -126,7 +126,6 @@ def after_change(game_id: int, version: int, *, computer_next: bool | None = Non
 
 
 def _computer_to_move(game_id: int, version: int) -> bool:
-    from games.models import Game, Seat
 
     game = Game.objects.filter(pk=game_id).only("version", "finished", "to_move", "table_id").first()
     if game is None or game.finished or game.version != version or game.to_move is None:
