@@ -27,12 +27,6 @@ def mode_label(mode: str) -> str:
     return {RatingMode.SINGLES.value: _("1 contro 1"), RatingMode.PAIRS.value: _("A coppie")}.get(mode, mode)
 
 
-def queue_names() -> list[tuple[str, str]]:
-    """Every (mode, preset) queue: a preset is queued for in the modes it is played in."""
-    return [(mode, preset) for mode, players in MODE_PLAYERS.items()
-            for preset in PRESETS if players in PRESET_PLAYERS[preset]]
-
-
 def queue_choices() -> dict[str, Any]:
     """The lobby form's choices: the modes, and the presets each allows."""
     return {

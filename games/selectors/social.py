@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q
 from django.db.models.functions import Lower
 from django.urls import reverse
 
@@ -17,10 +16,6 @@ from ..models import Block, Follow, Seat, Table
 
 def follower_ids(user_id: int) -> list[int]:
     return list(Follow.objects.filter(followed_id=user_id).values_list("follower_id", flat=True))
-
-
-def blocked_either_way(a_id: int, b_id: int) -> bool:
-    return Block.objects.filter(Q(blocker_id=a_id, blocked_id=b_id) | Q(blocker_id=b_id, blocked_id=a_id)).exists()
 
 
 def blocked_pairs(user_ids: list[int]) -> set[frozenset[int]]:

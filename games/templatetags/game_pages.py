@@ -70,14 +70,6 @@ def card_row(cards: str | Iterable[str], wild: int | None = None) -> SafeString:
 
 
 @register.filter
-def side_total(score: list[dict] | None, side: int) -> int | None:
-    """The total of one side in a stored Hand.score."""
-    if not score:
-        return None
-    return score[side].get("total")
-
-
-@register.filter
 def preset_name(name: str) -> str:
 
     return preset_label(name)
