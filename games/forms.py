@@ -89,7 +89,12 @@ class TableForm(forms.Form):
 
 
 class PlayComputerForm(forms.Form):
+    """"Gioca contro il computer": a variant for two and the computer's level. With no variant
+    given, the page's default (the player's last one, or Mano unica) is the caller's."""
+
     level = forms.ChoiceField(label=_("Livello del computer"), choices=BotLevel.choices, initial=BotLevel.MEDIO)
+    preset = forms.ChoiceField(label=_("Variante"), required=False,
+                               choices=[(name, label) for name, label in PRESET_CHOICES if 2 in PRESET_PLAYERS[name]])
 
 
 class SitForm(forms.Form):

@@ -11,6 +11,8 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.selectors import SEARCH_MIN_LENGTH, search_players
+
 from ..selectors import social as selectors
 from ..services import notifications, social
 from ..services.tables import TableError
@@ -53,9 +55,22 @@ def unblock(request):
     return _act(request, social.unblock, _("Hai sbloccato %(name)s."))
 
 
+def _page_number(value) -> int:
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return 1
+
+
 @login_required
 def friends(request):
+    text = request.GET.get("q", "")
+    search = (search_players(viewer=request.user, text=text, page=_page_number(request.GET.get("pagina")))
+              if text.strip() else None)
     return render(request, "games/friends.html", {
+        "search": search,
+        "search_min": SEARCH_MIN_LENGTH,
+        "following": selectors.followed_names(request.user) if search and search.names else set(),
         "friends": selectors.friends(request.user),
         "blocked": selectors.blocked_players(request.user),
         "texts": {
