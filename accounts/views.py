@@ -78,7 +78,7 @@ def account_settings(request):
         return _render_settings(request)
     form = LanguageForm(request.POST)
     if not form.is_valid():
-        return _render_settings(request, form=form, status=400)
+        return _render_settings(request, form=form)
     language = form.cleaned_data["language"]
     services.user_set_preferences(user=request.user, language=language, sound_on=form.cleaned_data["sound_on"])
     response = redirect("accounts:settings")
