@@ -88,7 +88,17 @@ def test_quick_play_with_classico_and_esperto_lands_at_a_table_of_those_rules(li
         assert page.locator("#quick-preset").input_value() == "classico"
         assert page.locator("#quick-level").input_value() == "esperto"
         page.locator(".quick-play").first.screenshot(path=str(screenshot_dir / "quick-play-1280.png"))
+        link = page.locator(".quick-play .quick-help a")
+        assert link.get_attribute("href") == "/amici/"
+        # The link reads on the felt: the colour of the text around it, not the page's dark green.
+        assert link.evaluate("a => getComputedStyle(a).color === getComputedStyle(a.parentElement).color")
         assert page.js_errors == []
+        phone = ctx.new_page()
+        phone.set_viewport_size(PHONE)
+        phone.goto(f"{live_site}/gioca/")
+        assert fits_the_screen(phone)
+        phone.locator(".quick-play").first.screenshot(path=str(screenshot_dir / "quick-play-390.png"))
+        assert serious_violations(phone) == []
     finally:
         ctx.close()
 
