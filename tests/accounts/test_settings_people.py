@@ -18,21 +18,12 @@ from accounts.selectors import search_players
 from games.models import Block, Challenge, Follow, Notification, Seat, Table
 from games.services import challenges, social, tables, tournaments
 from games.services.tables import TableError
+from tests.accounts.test_accounts import STRONG, make_user
 from tests.factories import finished_match
+from tests.games.helpers import logged_in
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
-STRONG = "Scopa-Briscola-77"
-
-
-def make_user(username="anna", password=STRONG, **extra):
-    return User.objects.create_user(username=username, email=f"{username}@example.it", password=password, **extra)
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def mailed_link(message) -> str:

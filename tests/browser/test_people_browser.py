@@ -81,8 +81,7 @@ def test_quick_play_with_classico_and_esperto_lands_at_a_table_of_those_rules(li
         table = Table.objects.get(pk=int(urlsplit(page.url).path.split("/")[2]))
         assert table.preset == "classico" and table.options == Ruleset.preset("classico", players=2).to_dict()
         assert [s.bot_level for s in table.seats.order_by("position")] == ["", "esperto"]
-        page.wait_for_selector("#game")
-        assert "Computer (Esperto)" in page.locator("#felt").inner_text()
+        page.locator("#felt", has_text="Computer (Esperto)").wait_for()  # once the snapshot has come
         # Next time the lobby opens with the same choice.
         page.goto(f"{live_site}/gioca/")
         assert page.locator("#quick-preset").input_value() == "classico"

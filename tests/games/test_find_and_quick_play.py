@@ -6,7 +6,6 @@ variant and the level and remembers them for the next visit."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from accounts.selectors import search_players
@@ -15,14 +14,9 @@ from games.models import BotLevel, Table
 from games.services import tables
 from games.services.tables import TableError
 from tests.factories import make_user
+from tests.games.helpers import logged_in
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_search_finds_any_active_player_by_part_of_the_name_prefix_first_any_case():
