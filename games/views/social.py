@@ -9,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import SEARCH_MIN_LENGTH, search_players
 
@@ -80,6 +80,15 @@ def friends(request):
             "join": _("Siediti"), "back": _("Torna al tavolo"), "empty": _("Non segui ancora nessuno."),
         },
     })
+
+
+@login_required
+@require_GET
+def player_search(request):
+    """The names a player search finds, for the suggestions under a name field (the lobby's
+    "Sfida un giocatore", the queue's partner): static/js/player_search.js."""
+    search = search_players(viewer=request.user, text=request.GET.get("q", ""))
+    return JsonResponse({"names": search.names, "more": search.has_next})
 
 
 @login_required

@@ -68,6 +68,33 @@ def test_a_new_player_is_found_by_name_from_the_friends_page_and_challenged(live
         ctx_p.close()
 
 
+def test_the_lobby_challenge_form_suggests_names_and_invites_the_one_picked(live_site, browser, screenshot_dir):
+    anna = make_user("anna")
+    make_user("Bruno_Nuovo")
+    ctx, page = signed_in_page(browser, live_site, anna, DESKTOP)
+    ctx_p, phone = signed_in_page(browser, live_site, anna, PHONE)
+    try:
+        page.goto(f"{live_site}/gioca/")
+        page.locator("#challenge-name").press_sequentially("nuo", delay=30)
+        page.wait_for_function("document.querySelector('#challenge-name-suggestions option')?.value === 'Bruno_Nuovo'")
+        page.fill("#challenge-name", "Bruno_Nuovo")  # as picking the suggestion does
+        page.select_option("#challenge-preset", "mano_unica")
+        page.locator("#challenge-by-name").screenshot(path=str(screenshot_dir / "challenge-by-name-1280.png"))
+        assert serious_violations(page) == []
+        page.click("#challenge-send")
+        page.wait_for_url(f"{live_site}/gioca/")
+        assert "Invito mandato a Bruno_Nuovo" in page.locator(".messages").inner_text()
+        assert Challenge.objects.get().invitee.username == "Bruno_Nuovo"
+
+        phone.goto(f"{live_site}/gioca/")
+        assert fits_the_screen(phone)
+        phone.locator("#challenge-by-name").screenshot(path=str(screenshot_dir / "challenge-by-name-390.png"))
+        assert page.js_errors == [] and phone.js_errors == []
+    finally:
+        ctx.close()
+        ctx_p.close()
+
+
 def test_quick_play_with_classico_and_esperto_lands_at_a_table_of_those_rules(live_site, browser, screenshot_dir):
     anna = make_user("anna")
     ctx, page = signed_in_page(browser, live_site, anna, DESKTOP)

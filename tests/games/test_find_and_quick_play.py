@@ -6,11 +6,12 @@ variant and the level and remembers them for the next visit."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from accounts.selectors import search_players
 from games.engine import Ruleset
-from games.models import BotLevel, Table
+from games.models import BotLevel, Challenge, Table
 from games.services import tables
 from games.services.tables import TableError
 from tests.factories import make_user
@@ -92,3 +93,20 @@ def test_quick_play_without_a_variant_uses_the_remembered_one_and_refuses_bad_ch
     assert exc.value.code == "bad_preset" and Table.objects.count() == 1
     anna.refresh_from_db()
     assert (anna.quick_preset, anna.quick_level) == ("testa_a_testa", "principiante")
+
+
+def test_the_suggestions_endpoint_and_a_challenge_by_a_typed_name_in_any_case():
+    anna, bruno = make_user("anna"), make_user("Bruno_Nuovo")
+    client = logged_in(anna)
+    assert client.get(reverse("player_search"), {"q": "nuo"}).json() == {"names": ["Bruno_Nuovo"], "more": False}
+    assert client.get(reverse("player_search"), {"q": "ann"}).json() == {"names": [], "more": False}
+    assert Client().get(reverse("player_search"), {"q": "nuo"}).status_code == 302  # log-in first
+    lobby = client.get(reverse("lobby")).content.decode()
+    assert 'id="challenge-name"' in lobby and 'data-player-search="/amici/cerca/"' in lobby
+    response = client.post(reverse("challenge_send"), {"username": " bruno_nuovo ", "preset": "mano_unica"},
+                           follow=True)
+    assert "Invito mandato a Bruno_Nuovo" in response.content.decode()
+    assert Challenge.objects.get().invitee == bruno
+    response = client.post(reverse("challenge_send"), {"username": "nessuno", "preset": "mano_unica",
+                                                       "next": "/gioca/"}, follow=True)
+    assert "Questo giocatore non esiste." in response.content.decode() and Challenge.objects.count() == 1
