@@ -87,7 +87,9 @@ def test_quick_play_without_a_variant_uses_the_remembered_one_and_refuses_bad_ch
     table = Table.objects.get()
     assert table.preset == "testa_a_testa" and table.options["target"] is None
     response = client.post(reverse("play_computer"), {"preset": "reale", "level": "medio"}, follow=True)
-    assert "Scegli un&#x27;opzione valida" in response.content.decode() and Table.objects.count() == 1
+    assert "Variante sconosciuta: scegli una delle varianti proposte." in response.content.decode()
+    response = client.post(reverse("play_computer"), {"preset": "classico", "level": "campione"}, follow=True)
+    assert "Livello del computer non valido." in response.content.decode() and Table.objects.count() == 1
     with pytest.raises(TableError) as exc:
         tables.play_against_computer(user=anna, level=BotLevel.MEDIO, preset="nessuna")
     assert exc.value.code == "bad_preset" and Table.objects.count() == 1
