@@ -39,6 +39,11 @@ def relation(viewer, player) -> dict[str, bool]:
             "blocking": Block.objects.filter(blocker=viewer, blocked=player).exists()}
 
 
+def followed_names(user) -> set[str]:
+    """The names this person follows (the search results' Segui / Segui già)."""
+    return set(Follow.objects.filter(follower=user).values_list("followed__username", flat=True))
+
+
 def blocked_players(user) -> list[str]:
     """The names this person blocks, in alphabetical order."""
     return list(Block.objects.filter(blocker=user).order_by(Lower("blocked__username"))

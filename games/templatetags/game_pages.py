@@ -119,7 +119,10 @@ def challenge_button(context, username: str, compact: bool = False) -> dict:
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
-    show = bool(viewer is not None and viewer.is_authenticated and viewer.get_username() != username)
+    from accounts.selectors import is_deleted_name
+
+    show = bool(viewer is not None and viewer.is_authenticated and viewer.get_username() != username
+                and not is_deleted_name(username))
     return {
         "show": show,
         "username": username,

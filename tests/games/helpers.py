@@ -37,6 +37,13 @@ def make_user(username: str):
     return get_user_model().objects.create_user(username=username, email=f"{username}@example.it", password=None)
 
 
+def logged_in(user) -> Client:
+    """Django's test client signed in as `user`."""
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 def session_cookie(user) -> bytes:
     """A session cookie header for `user`, as a logged-in browser would send it."""
     client = Client()

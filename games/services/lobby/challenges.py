@@ -53,7 +53,8 @@ def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | No
     invitation of theirs to the same person still waits."""
     _require_login(challenger)
     now = now or clock.now()
-    invitee = (get_user_model().objects.filter(username=username, is_active=True).first()
+    # Names are unique ignoring case: "bruno" typed in a name field finds "Bruno".
+    invitee = (get_user_model().objects.filter(username__iexact=username.strip(), is_active=True).first()
                if isinstance(username, str) and username else None)
     if invitee is None:
         raise TableError("no_player", _("Questo giocatore non esiste."))

@@ -20,8 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games.engine import PRESET_PLAYERS, Ruleset
 from games.engine import Game as EngineGame
-from games.engine import Ruleset
 from games.live import frames, presence, transport
 from games.models import BotLevel, Game, Hand, Seat, Table
 from games.selectors.lobby import lobby_list
@@ -298,11 +298,14 @@ def start_table(*, table_id: int, user) -> Game:
 
 
 def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Table:
-    """One click: a 2-player single-hand table, the computer at `level` in seat 1, started."""
+    """One click: a 2-player table of `preset` (its own rules: Classico is a match to 2005, the
+    others a single hand), the computer at `level` in seat 1, started."""
     if level not in BotLevel.values:
         raise TableError("bad_level", _("Livello del computer non valido."))
+    if preset not in PRESET_PLAYERS or 2 not in PRESET_PLAYERS[preset]:
+        raise TableError("bad_preset", _("Variante sconosciuta: scegli una delle varianti proposte."))
     with transaction.atomic():
-        table = create_table(creator=user, ruleset=Ruleset.preset(preset, players=2, target=None))
+        table = create_table(creator=user, ruleset=Ruleset.preset(preset, players=2))
         fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
     table.refresh_from_db()
     return table
