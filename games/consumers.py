@@ -393,6 +393,7 @@ class TableConsumer(SocketConsumer):
             "back": self._on_back,
             "abandon": self._on_abandon,
             "rematch": self._on_rematch,
+            "tour": self._on_tour,
         }.get(kind)
         if handler is None:
             await self._bad("unknown_type", ref=ref)
@@ -478,6 +479,18 @@ class TableConsumer(SocketConsumer):
     async def _on_back(self, frame: dict[str, Any], ref) -> None:
         try:
             await run_db(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
+        except TableError as exc:
+            await self._error(exc.code, exc.message, ref)
+
+    async def _on_tour(self, frame: dict[str, Any], ref) -> None:
+        """The tour opened or closed: at a practice table the turn clock stops while it is open."""
+        from .services import practice
+
+        if not isinstance(frame.get("open"), bool):
+            await self._bad("bad_frame", ref=ref)
+            return
+        try:
+            await run_db(practice.hold_clock)(table_id=self.table_id, user=self.scope["user"], hold=frame["open"])
         except TableError as exc:
             await self._error(exc.code, exc.message, ref)
 

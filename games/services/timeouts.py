@@ -129,6 +129,10 @@ def handle_due(game_id: int, version: int) -> str:
     if computer_plays(seat):
         return play_computer_move(game_id, version)
     if game.turn_deadline is not None and now >= game.turn_deadline:
+        from .practice import stop_if_held
+
+        if stop_if_held(game):  # a practice table's player is reading the tour: no clock
+            return "held"
         return complete_turn(game_id, version)
     if seat.user_id is not None and not presence.is_online(game.table_id, seat.position):
         since = presence.mark_away(game.table_id, seat.position)

@@ -47,10 +47,14 @@ def table(request, table_id: int):
         # The lobby's "Gioca con persone" brought this player here the moment the table was made.
         messages.success(request, _("Avversari trovati: la partita è cominciata, buon divertimento!"))
     is_creator = table.creator_id == request.user.pk
+    seats = seats_in_order(table)
+    my_position = user_position(table, request.user)
     context = {
         "table": table,
-        "seats": seats_in_order(table),
-        "my_position": user_position(table, request.user),
+        "seats": seats,
+        "my_position": my_position,
+        # Nobody else at the table but the computer: the tour may stop the clock (practice.py).
+        "practice": my_position is not None and all(s.is_computer for s in seats if s.position != my_position),
         "ws_path": f"/ws/table/{table.pk}/",
         "bot_levels": BotLevel.choices,
         "chat_phrases": chat_phrases(),

@@ -203,12 +203,44 @@ function run(effects) {
   if (state.seat !== null) saveOrder();
   for (const fn of later) fn();
   if (state.finished) renderRematch();
-  if (!tourChecked && state.view && state.seat !== null && state.status === "playing") {
+  if (!tourChecked && practice && state.view && state.seat !== null && state.status === "playing") {
     tourChecked = true; // the first visit's tour, over the table as it is now drawn
-    startTour(L.tour);
+    openTour(false);
   }
+  holdClock();
 }
 let tourChecked = false;
+
+// ---------------------------------------------------------------- the tour stops the clock
+
+// Only at a practice table (nobody but the computer): with people the tour is a link to the
+// controls page, never an overlay on a running clock.
+const practice = root.dataset.practice === "1";
+let tourOpen = false;
+let heldDeadline = null;
+
+function openTour(force) {
+  startTour(L.tour, {
+    force,
+    onOpen() {
+      tourOpen = true;
+      heldDeadline = null;
+      holdClock();
+    },
+    onClose() {
+      tourOpen = false;
+      socket.send({ type: "tour", open: false }); // our turn starts again with its full time
+    },
+  });
+}
+
+/** While the tour is open, a deadline of ours that reaches the page is stopped (once each). */
+function holdClock() {
+  if (!tourOpen || (heldDeadline !== null && heldDeadline === state.deadline)) return;
+  if (heldDeadline !== null && !(state.deadline && S.isMyTurn(state))) return;
+  heldDeadline = state.deadline || "";
+  socket.send({ type: "tour", open: true });
+}
 
 // ---------------------------------------------------------------- motion
 
@@ -503,7 +535,7 @@ on("btn-notify", "click", async () => {
   if (typeof Notification !== "undefined") await Notification.requestPermission();
   renderNotifyButton();
 });
-on("btn-tour", "click", () => startTour(L.tour, { force: true }));
+if (practice) on("btn-tour", "click", () => openTour(true));
 
 function renderSoundButton() {
   const button = $("btn-sound");
