@@ -24,6 +24,7 @@ from ..selectors.tables import (
     seats_in_order,
     user_position,
 )
+from ..selectors.tournaments import table_tournament
 from ..services import notifications
 from ..services.play import abandon_match
 from ..services.rematch import decline_rematch, offer_rematch, rematch_state
@@ -48,6 +49,7 @@ def table(request, table_id: int):
         messages.success(request, _("Avversari trovati: la partita è cominciata, buon divertimento!"))
     is_creator = table.creator_id == request.user.pk
     seats = seats_in_order(table)
+    tournament = table_tournament(table.pk)
     my_position = user_position(table, request.user)
     context = {
         "table": table,
@@ -66,7 +68,12 @@ def table(request, table_id: int):
         "is_creator": is_creator,
         "table_rules": table_rules(table.options),
         "log_labels": log_labels(),
-        "rematch": rematch_state(table),
+        # A tournament's table: its end links back to the event, and there is no rematch.
+        "tournament": tournament,
+        "rematch": None if tournament else rematch_state(table),
+        # People who never sat down: the computer played their whole match.
+        "computer_for": [s.user.username for s in seats if s.user_id and not s.own_moves and s.covered_moves]
+        if table.status == Table.Status.FINISHED else [],
     }
     notifications.table_opened(user=request.user, table_id=table.pk)  # its bell lines are seen now
     return render(request, "games/table.html", context)

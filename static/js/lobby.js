@@ -95,6 +95,8 @@ const socket = new LiveSocket(root.dataset.wsPath, {
       challengeNotice(frame.message);
     } else if (frame.type === "pair_invite") {
       pairInviteFrame(frame);
+    } else if (frame.type === "matched" && frame.tournament) {
+      // a tournament's call: the bell's full-screen call takes the person to the table
     } else if (frame.type === "queue" || frame.type === "matched" || frame.type === "error") {
       queueFrame(frame);
     }

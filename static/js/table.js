@@ -203,6 +203,7 @@ function run(effects) {
   if (state.seat !== null) saveOrder();
   for (const fn of later) fn();
   if (state.finished) renderRematch();
+  renderFinished();
   if (!tourChecked && practice && state.view && state.seat !== null && state.status === "playing") {
     tourChecked = true; // the first visit's tour, over the table as it is now drawn
     openTour(false);
@@ -487,6 +488,29 @@ on("score-dialog", "close", () => {
   if (dialog.dataset.review === "1") delete dialog.dataset.review; // put aside to look at the table
   else S.closeScore(state);
   view.render();
+  renderFinished();
+});
+// A finished match whose scoring was closed keeps a bar: the result, the scoring (and the
+// rematch in it) again, and the way back to the lobby or the tournament.
+function renderFinished() {
+  const bar = $("finished-bar");
+  if (!bar) return;
+  const dialog = $("score-dialog");
+  const show = state.finished && !state.reviewing && !dialog.open;
+  bar.hidden = !show;
+  if (show) $("finished-text").textContent = $("score-result").textContent || L.matchOver;
+  if (state.finished && $("score-tournament")) $("score-tournament").hidden = false;
+}
+on("finished-score", "click", () => {
+  if ($("score-table").rows.length) {
+    state.scoreOpen = true;
+    $("score-dialog").showModal();
+  } else {
+    view.showScore(state.handOver || { match_over: true, totals: state.totals,
+      winner_side: state.result ? state.result.winner_side : null });
+  }
+  renderRematch();
+  renderFinished();
 });
 on("score-review", "click", () => {
   S.reviewTable(state);
