@@ -121,7 +121,7 @@ def accept_challenge(*, user, challenge_id: Any, now: datetime | None = None) ->
         challenge.table = table
         challenge.save(update_fields=["status", "answered_at", "table"])
         notifications.challenge_closed(challenge, now)
-        frame = matched_frame(table, seat_names(table))
+        frame = matched_frame(table, seat_names(table)) | {"challenge": True}
         _tell_both(challenge, now, [(broadcast.user_group(challenge.challenger_id), frame),
                                     (broadcast.user_group(challenge.invitee_id), frame)])
     return challenge

@@ -44,9 +44,13 @@ def _visible_table(request, table_id: int) -> Table:
 @require_GET
 def table(request, table_id: int):
     table = _visible_table(request, table_id)
-    if request.GET.get("trovata") and user_position(table, request.user) is not None:
-        # The lobby's "Gioca con persone" brought this player here the moment the table was made.
-        messages.success(request, _("Avversari trovati: la partita è cominciata, buon divertimento!"))
+    found = request.GET.get("trovata")
+    if found and user_position(table, request.user) is not None:
+        # The lobby brought this player here the moment the table was made: say how.
+        messages.success(request, {
+            "sfida": _("Sfida accettata: la partita è cominciata, buon divertimento!"),
+            "computer": _("Nessuno è arrivato in tempo: giochi contro il computer, fuori classifica."),
+        }.get(found, _("Avversari trovati: la partita è cominciata, buon divertimento!")))
     is_creator = table.creator_id == request.user.pk
     seats = seats_in_order(table)
     tournament = table_tournament(table.pk)
