@@ -219,6 +219,7 @@ let tourChecked = false;
 const practice = root.dataset.practice === "1";
 let tourOpen = false;
 let heldDeadline = null;
+let released = false;
 
 function openTour(force) {
   startTour(L.tour, {
@@ -237,6 +238,11 @@ function openTour(force) {
 
 /** While the tour is open, a deadline of ours that reaches the page is stopped (once each). */
 function holdClock() {
+  if (practice && !tourOpen && !released && S.isMyTurn(state) && !state.deadline) {
+    // A page closed with the tour open left our clock stopped: it starts again now.
+    released = true;
+    socket.send({ type: "tour", open: false });
+  }
   if (!tourOpen || (heldDeadline !== null && heldDeadline === state.deadline)) return;
   if (heldDeadline !== null && !(state.deadline && S.isMyTurn(state))) return;
   heldDeadline = state.deadline || "";

@@ -53,6 +53,7 @@ def test_a_newcomer_reads_the_tour_for_a_minute_and_keeps_a_full_draw_clock(live
         steps = page.locator("#tour-count").inner_text()
         total = int(steps.split()[-1])
         assert total >= 5, steps
+        assert page.locator("#tour-held").inner_text() == "Il tempo del turno è fermo finché leggi la guida."
         # Read it at a slow pace: the whole minute, step by step (a draw clock would have run out twice).
         for step in range(1, total + 1):
             assert page.locator("#tour-count").inner_text() == f"{step} di {total}"
@@ -79,6 +80,12 @@ def test_a_newcomer_reads_the_tour_for_a_minute_and_keeps_a_full_draw_clock(live
         page.click("#tour-skip")
         wait_page(page, "() => window.burracoTable.state.deadline !== null", "the clock running again")
         assert clock_seconds(page) >= 29
+        # A page closed with the tour open leaves no game without its clock: back, the clock runs.
+        page.click("#btn-tour")
+        wait_page(page, "() => window.burracoTable.state.deadline === null", "the clock stopped")
+        page.reload()
+        wait_page(page, "() => window.burracoTable.state.deadline !== null", "the clock running after a reload")
+        assert page.locator("#tour").count() == 0 and clock_seconds(page) >= 29
         assert page.js_errors == []
     finally:
         context.close()

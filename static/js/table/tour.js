@@ -51,6 +51,14 @@ export function startTour(words, { force = false, onOpen = null, onClose = null 
     + '<p class="tour-buttons"><button type="button" class="button small secondary" id="tour-prev"></button>'
     + '<button type="button" class="button small" id="tour-next"></button>'
     + '<button type="button" class="button small linkish" id="tour-skip"></button></p>';
+  if (onOpen && words.held) {
+    // The clock stands still while the tour is open (a practice table): say so.
+    const note = document.createElement("p");
+    note.className = "tour-held";
+    note.id = "tour-held";
+    note.textContent = words.held;
+    box.querySelector(".tour-buttons").before(note);
+  }
   document.body.append(box);
   box.querySelector("#tour-prev").textContent = words.prev;
   box.querySelector("#tour-skip").textContent = words.skip;
