@@ -27,6 +27,7 @@ from .table_helpers import (
     DESKTOP,
     FOUR_PLAYER_CLOSING,
     PHONE,
+    celery_worker,
     close_the_hand,
     force_position,
     play_four_player_closing,
@@ -100,7 +101,13 @@ def test_winners_of_an_abandon_between_hands_read_that_they_won(live_site, brows
             context.close()
 
 
-def test_each_way_to_a_table_has_its_own_greeting(live_site, browser):
+@pytest.fixture
+def matcher(django_db_blocker):
+    with celery_worker(django_db_blocker) as worker:  # Redis: a real worker runs the queue's matcher
+        yield worker
+
+
+def test_each_way_to_a_table_has_its_own_greeting(live_site, browser, matcher):
     anna, bruno, carla = make_user("anna_greet"), make_user("bruno_greet"), make_user("carla_greet")
     challenges.send_challenge(challenger=anna, username=bruno.username, preset="mano_unica")
     ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
