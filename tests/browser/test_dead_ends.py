@@ -28,9 +28,9 @@ from .table_helpers import (
     FOUR_PLAYER_CLOSING,
     PHONE,
     celery_worker,
-    close_the_hand,
     force_position,
     play_four_player_closing,
+    play_to_the_score,
     shoot,
     signed_in_page,
     two_people,
@@ -45,12 +45,8 @@ def test_continua_on_a_finished_match_leaves_a_way_on(live_site, browser, screen
     ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
     ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
     try:
+        play_to_the_score(live_site, table, page_a, page_b)
         for page in (page_a, page_b):
-            page.goto(f"{live_site}/tavolo/{table.pk}/")
-            wait_version(page, 0)
-        close_the_hand(page_a, page_b)
-        for page in (page_a, page_b):
-            page.locator("#score-dialog[open]").wait_for()
             page.click("#score-close")
             bar = page.locator("#finished-bar")
             bar.wait_for()  # the result stays on the page, with the scoring and the way on

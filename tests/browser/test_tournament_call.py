@@ -13,11 +13,8 @@ import time
 
 import pytest
 
-from games.bots import choose_action
-from games.engine import Game as EngineGame
-from games.models import Game, Seat, TournamentPairing, TournamentRound
+from games.models import Seat, TournamentPairing, TournamentRound
 from games.services import tournaments
-from games.services.play import submit_action
 from tests.factories import make_user
 from tests.tournaments.test_services import play_out, seated
 
@@ -25,23 +22,6 @@ from .axe import serious_violations
 from .table_helpers import DESKTOP, PHONE, celery_worker, signed_in_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def play_out_without(table, rng: random.Random, absent_position: int) -> Game:
-    """The match played out with one seat's person never there: the server plays that seat (logged
-    as "timeout", as when the clock runs out), the others play their own turns."""
-    players = seated(table)
-    for _ in range(5000):
-        game = Game.objects.get(table=table)
-        if game.finished:
-            return game
-        engine = EngineGame.from_dict(game.state)
-        seat = engine.to_move
-        action = choose_action(engine.view(seat), "principiante", rng)
-        away = seat == absent_position
-        submit_action(game_id=game.pk, seat=seat, action=action, actor="timeout" if away else "person",
-                      expected_version=game.version, user=None if away else players[seat])
-    raise AssertionError("the match did not end")
 
 
 def open_score(page) -> None:
@@ -86,7 +66,7 @@ def test_round_two_calls_players_from_any_page_to_their_tables(live_site, browse
 
         rng = random.Random(11)
         play_out(annas.table, rng, seated(annas.table))
-        play_out_without(other.table, rng, absent_position=1)
+        play_out(other.table, rng, seated(other.table), away=1)
         # The live server's scheduler pairs round 2 (about once a second); from that moment, 3 s.
         deadline = time.monotonic() + 15
         while not TournamentRound.objects.filter(tournament=t, number=2).exists():
