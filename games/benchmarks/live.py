@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burraco_site.gcwatch import Pauses
+from games.benchmarks.machine import machine as machine_facts
 from games.engine import Ruleset
 from games.live import clock
-from games.management.commands.bench_site import machine as machine_facts
 from games.models import Game, Table
 from games.services.table import seating as table_services
 from games.services.table.seating import create_table, fill_with_computer, sit
@@ -710,5 +710,4 @@ def _per(seconds: float | None, count: int) -> float | None:
 
 def machine() -> dict[str, Any]:
     """The machine as bench_site records it, with the load average when the run starts."""
-
     return machine_facts() | {"loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}

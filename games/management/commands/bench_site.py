@@ -24,7 +24,6 @@ import bisect
 import itertools
 import json
 import os
-import platform
 import random
 import statistics
 import tempfile
@@ -39,6 +38,7 @@ from django.db.models import Count, Max
 from django.test import Client
 from django.test.utils import override_settings
 
+from games.benchmarks.machine import machine
 from games.benchmarks.sample_games import record_sample_match
 from games.models import Game, Hand, RatingChange, Seat, Table
 from games.selectors.leaderboards import PER_PAGE, START_RATING, ranked
@@ -56,16 +56,6 @@ TEMPLATES = (  # (players, preset, overrides, how many)
 )
 CHUNK = 20_000
 PAIRS_SHARE = 0.3
-
-
-def machine() -> dict[str, Any]:
-    model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    except OSError:
-        pass
-    return {"nproc": os.cpu_count(), "cpu": model or platform.processor(), "python": platform.python_version()}
 
 
 class Sink:
