@@ -21,7 +21,7 @@ from games.engine import IllegalMove
 from games.live import frames, presence, sockets, transport
 from games.selectors import tables as table_selectors
 from games.services.lobby import rematch
-from games.services.table import attendance, chat, play
+from games.services.table import attendance, chat, play, practice
 from games.services.table.seating import TableError, take_seat_back
 
 from .base import (
@@ -247,6 +247,7 @@ class TableConsumer(SocketConsumer):
             "back": self._on_back,
             "abandon": self._on_abandon,
             "rematch": self._on_rematch,
+            "tour": self._on_tour,
         }.get(kind)
         if handler is None:
             await self._bad("unknown_type", ref=ref)
@@ -333,6 +334,16 @@ class TableConsumer(SocketConsumer):
         service = rematch.offer_rematch if answer == "yes" else rematch.decline_rematch
         try:
             await run_db(service)(table_id=self.table_id, user=self.scope["user"])
+        except TableError as exc:
+            await self._error(exc.code, exc.message, ref)
+
+    async def _on_tour(self, frame: dict[str, Any], ref) -> None:
+        """The tour opened or closed: at a practice table the turn clock stops while it is open."""
+        if not isinstance(frame.get("open"), bool):
+            await self._bad("bad_frame", ref=ref)
+            return
+        try:
+            await run_db(practice.hold_clock)(table_id=self.table_id, user=self.scope["user"], hold=frame["open"])
         except TableError as exc:
             await self._error(exc.code, exc.message, ref)
 

@@ -96,8 +96,9 @@ def table_rules(options: dict[str, Any]) -> dict[str, Any]:
             continue
         value = getattr(ruleset, name)
         if value != getattr(classico, name):
-            differences.append({"name": name, "label": engine_text(option["label"]),
-                                "value": option_value_label(name, value)})
+            # The option's short name where its long label already lists the values.
+            label = _("Tallone finito") if name == "stock_exhausted" else engine_text(option["label"])
+            differences.append({"name": name, "label": label, "value": option_value_label(name, value)})
     return {"preset": preset_label(ruleset.preset_name), "target": target, "differences": differences}
 
 

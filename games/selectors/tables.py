@@ -180,7 +180,20 @@ def table_frame(table: Table) -> dict[str, Any]:
 def snapshot_frame(game: Game | None, table: Table, position: int | None,
                    engine_game: EngineGame | None = None) -> dict[str, Any]:
     """Everything one socket needs to draw the table from scratch."""
-    return frames.snapshot(game, table_summary(table), position, presence_list(table), engine_game)
+    frame = frames.snapshot(game, table_summary(table), position, presence_list(table), engine_game)
+    if game is not None and game.hand_number > 1 and not game.finished:
+        frame["last_hand"] = last_hand(game)
+    return frame
+
+
+def last_hand(game: Game) -> dict[str, Any] | None:
+    """The scoring of the hand before the one in play, as its `hand_over` had it: a page that was
+    away when it ended (the computer covering its seat) shows it on coming back."""
+    score = Hand.objects.filter(game=game, number=game.hand_number - 1).values_list("score", flat=True).first()
+    if not score:
+        return None
+    return {"hand_number": game.hand_number - 1, "score": score, "totals": list(game.totals),
+            "match_over": False, "winner_side": None}
 
 
 def snapshot_messages(game_id: int) -> list[tuple[str, dict[str, Any]]]:

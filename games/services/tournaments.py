@@ -337,7 +337,7 @@ def _next_round(tournament: Tournament, now: datetime) -> bool:
         a, b = by_id[a_id], by_id[b_id]
         table = _open_table(ruleset, a, b)
         TournamentPairing.objects.create(round=round_row, entry_a=a, entry_b=b, table=table)
-        calls += _calls(table)
+        calls += _calls(table, tournament, number)
         opened.append(table.pk)
     if opened:
         # Every table of the round starts at one instant, the commit: the same start time and the
@@ -363,12 +363,13 @@ def _open_table(ruleset: Ruleset, a: TournamentEntry, b: TournamentEntry) -> Tab
     return table
 
 
-def _calls(table: Table) -> list[tuple[str, dict[str, Any]]]:
-    """Each player of a new table is called to it on their lobby sockets (a notice, a sound)."""
-
+def _calls(table: Table, tournament: Tournament, number: int) -> list[tuple[str, dict[str, Any]]]:
+    """Each player of a new table is called to it on their lobby sockets: every page of theirs
+    shows a full-screen call and takes them there (static/js/bell.js)."""
     table.refresh_from_db()
     seats = seat_names(table)
-    frame = matched_frame(table, seats) | {"tournament": True}
+    frame = matched_frame(table, seats) | {"tournament": True, "tournament_id": tournament.pk,
+                                           "tournament_name": tournament.name, "round": number}
     return [(transport.user_group(s.user_id), frame) for s in table.seats.all() if s.user_id]
 
 

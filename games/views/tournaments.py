@@ -55,6 +55,8 @@ def _labels() -> dict:
         "forfeit": _("{n} ha abbandonato"), "entrants": _("{n} iscritti su {c}"),
         "standings": _("Classifica"), "finalTable": _("Classifica finale"),
         "called": _("Il tuo tavolo è pronto: il turno comincia ora."),
+        "computerRounds": _("al suo posto il computer, turno {n}"),
+        "computerFor": _("per {names} ha giocato il computer"),
     }
 
 

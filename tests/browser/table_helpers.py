@@ -281,6 +281,17 @@ def close_the_hand(anna, bruno) -> None:
     card(anna, "4D").drag_to(anna.locator("#discard"))
 
 
+def play_to_the_score(live_site: str, table: Table, anna, bruno) -> None:
+    """Both pages open `table` (at CLOSING_WITH_STOCK, version 0), Anna closes the hand, and
+    both show its scoring."""
+    for page in (anna, bruno):
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+    close_the_hand(anna, bruno)
+    for page in (anna, bruno):
+        page.locator("#score-dialog[open]").wait_for()
+
+
 def ask_rematch(asker, asker_name: str, other, other_name: str) -> None:
     """At the end of a match: `asker` asks for a rematch and `other`'s page hears it at once."""
     asker.click("#rematch-button")

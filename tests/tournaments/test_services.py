@@ -51,8 +51,9 @@ def refused(code: str, call, english: str) -> None:
         assert english in again.value.message, again.value.message
 
 
-def play_out(table: Table, rng: random.Random, players: dict[int, object]) -> Game:
-    """Every seat played by its own person (a beginner's choices) until the match ends."""
+def play_out(table: Table, rng: random.Random, players: dict[int, object], away: int | None = None) -> Game:
+    """Every seat played by its own person (a beginner's choices) until the match ends; the seat
+    `away` by the server instead (logged as "timeout", as when its clock runs out)."""
     for _ in range(5000):
         game = Game.objects.get(table=table)
         if game.finished:
@@ -60,8 +61,9 @@ def play_out(table: Table, rng: random.Random, players: dict[int, object]) -> Ga
         engine = EngineGame.from_dict(game.state)
         seat = engine.to_move
         action = choose_action(engine.view(seat), "principiante", rng)
-        submit_action(game_id=game.pk, seat=seat, action=action, actor="person", expected_version=game.version,
-                      user=players[seat])
+        gone = seat == away
+        submit_action(game_id=game.pk, seat=seat, action=action, actor="timeout" if gone else "person",
+                      expected_version=game.version, user=None if gone else players[seat])
     raise AssertionError("the match did not end")
 
 

@@ -123,7 +123,7 @@ def accept_challenge(*, user, challenge_id: Any, now: datetime | None = None) ->
         challenge.table = table
         challenge.save(update_fields=["status", "answered_at", "table"])
         notifications.challenge_closed(challenge, now)
-        frame = matched_frame(table, seat_names(table))
+        frame = matched_frame(table, seat_names(table)) | {"challenge": True}
         _tell_both(challenge, now, [(transport.user_group(challenge.challenger_id), frame),
                                     (transport.user_group(challenge.invitee_id), frame)])
     return challenge

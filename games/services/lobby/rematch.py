@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games.live import clock, frames, presence, transport
-from games.models import Game, Hand, Rematch, Seat, Table
+from games.models import Game, Hand, Rematch, Seat, Table, TournamentPairing
 from games.services.lobby import notifications
 from games.services.table.seating import TableError, start_game
 
@@ -42,6 +42,7 @@ def refusals() -> dict[str, str]:
         "rematch_declined": _("La rivincita è stata rifiutata: a questo tavolo non se ne gioca un'altra."),
         "rematch_left": _("La rivincita è finita perché qualcuno ha lasciato il tavolo."),
         "rematch_started": _("La rivincita è già cominciata."),
+        "tournament_table": _("A un tavolo di torneo non c'è rivincita: il prossimo turno lo decide il torneo."),
     }
 
 
@@ -115,6 +116,8 @@ def _locked(table_id: int, user) -> tuple[Table, list[Seat], Seat]:
         raise _refuse("not_seated")
     if table.status != Table.Status.FINISHED:
         raise _refuse("not_finished")
+    if TournamentPairing.objects.filter(table_id=table_id).exists():
+        raise _refuse("tournament_table")
     return table, seats, mine
 
 

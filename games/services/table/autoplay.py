@@ -38,6 +38,7 @@ from games.live import clock, presence
 from games.models import Game, Seat, Table
 from games.services.table import attendance, turns
 from games.services.table.play import submit_action
+from games.services.table.practice import stop_if_held
 from games.services.table.seating import TableError, take_seat_back
 from games.services.table.turns import bot_delay
 
@@ -131,6 +132,8 @@ def handle_due(game_id: int, version: int) -> str:
     if computer_plays(seat):
         return play_computer_move(game_id, version)
     if game.turn_deadline is not None and now >= game.turn_deadline:
+        if stop_if_held(game):  # a practice table's player is reading the tour: no clock
+            return "held"
         return complete_turn(game_id, version)
     if seat.user_id is not None and not presence.is_online(game.table_id, seat.position):
         since = presence.mark_away(game.table_id, seat.position)
