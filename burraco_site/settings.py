@@ -179,7 +179,7 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # never holds the slots that play the computer's moves (a table waiting behind an analysis
 # stalls). The embedded worker and the tests' workers read both queues.
 CELERY_ANALYSIS_QUEUE = os.environ.get("CELERY_ANALYSIS_QUEUE", CELERY_TASK_DEFAULT_QUEUE + ".analysis")
-# The turn scheduler (games/services/table/scheduler.py) runs in every worker (and in the embedded
+# The turn scheduler (games/services/scheduler.py) runs in every worker (and in the embedded
 # server): it scans the due games about once a second. No beat schedule is needed.
 SCHEDULER_INTERVAL_SECONDS = float(os.environ.get("SCHEDULER_INTERVAL_SECONDS", "1"))
 SCHEDULER_IN_WORKER = env_bool("SCHEDULER_IN_WORKER", True)

@@ -114,7 +114,7 @@ class Game(models.Model):
     turn_deadline = models.DateTimeField(null=True, blank=True)
     # When the scheduler must next look at this game (a turn deadline, a computer's move that is
     # overdue, a player away past the grace); null when nothing is due. Deadlines are data: one
-    # scheduler scans this index instead of a countdown task per action (games/services/table/scheduler.py).
+    # scheduler scans this index instead of a countdown task per action (games/services/scheduler.py).
     due_at = models.DateTimeField(null=True, blank=True)
     finished = models.BooleanField(default=False, db_index=True)
     winner_side = models.SmallIntegerField(null=True, blank=True)  # None with finished = a draw
@@ -139,7 +139,7 @@ class Game(models.Model):
 class SchedulerState(models.Model):
     """The scheduler's own clock: when a tick last found PostgreSQL and Redis serving. A gap
     longer than a few ticks means the site could not serve, and the turn deadlines that fell in
-    it are moved on by its length instead of being enforced (games/services/table/scheduler.py)."""
+    it are moved on by its length instead of being enforced (games/services/scheduler.py)."""
 
     name = models.CharField(max_length=20, primary_key=True)
     last_tick = models.DateTimeField()
@@ -488,7 +488,7 @@ class Block(models.Model):
 
 
 class Notification(models.Model):
-    """One line of the header's bell (games/services/lobby/notifications.py): an invitation, a rematch
+    """One line of the header's bell (games/services/notifications.py): an invitation, a rematch
     offer, or "your turn" at a table the person was not looking at. Stored, so it survives a
     reload; `read_at` is set when the person opens the bell. The text is made when shown (in the
     reader's language) from `kind` and the rows it points at."""

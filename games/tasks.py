@@ -2,7 +2,7 @@
 service that people's actions go through too; a stale task does nothing, so a task delivered
 twice (acks_late: a worker killed mid-task has its task redone) changes nothing the second time.
 
-Turn deadlines are not tasks: the scheduler scans them (games/services/table/scheduler.py), in a thread
+Turn deadlines are not tasks: the scheduler scans them (games/services/scheduler.py), in a thread
 of every worker. Only a computer's move is queued, when a computer is to move."""
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ from celery import shared_task
 from django.db import DatabaseError
 from redis.exceptions import RedisError
 
+from games.services import scheduler
 from games.services.history import analysis
-from games.services.table import autoplay, scheduler
-
 
 # A move that met PostgreSQL or Redis down is tried again a second later, then a little later
+from games.services.play import autoplay
+
+
 # each time, rather than left to the scheduler's look `COMPUTER_SLACK_SECONDS` after it was due.
 @shared_task(name="games.computer_move", ignore_result=True, acks_late=True,
              autoretry_for=(DatabaseError, RedisError), retry_backoff=1, retry_backoff_max=4,

@@ -21,8 +21,8 @@ from games.selectors import lobby as lobby_selectors
 from games.selectors import notifications as notification_selectors
 from games.selectors import social as social_selectors
 from games.selectors import tournaments as tournament_selectors
-from games.services import tournaments
-from games.services.lobby import challenges, matchmaking, notifications, social
+from games.services import notifications, tournaments
+from games.services.lobby import challenges, matchmaking, social
 from games.services.table.seating import TableError
 
 from .base import (

@@ -21,7 +21,8 @@ from games.engine import IllegalMove
 from games.live import frames, presence, sockets, transport
 from games.selectors import tables as table_selectors
 from games.services.lobby import rematch
-from games.services.table import attendance, chat, play, practice
+from games.services.play import play
+from games.services.table import attendance, chat, practice
 from games.services.table.seating import TableError, take_seat_back
 
 from .base import (

@@ -9,7 +9,7 @@ and nothing is lost with a process:
   leaves until the start, under the tournament's row lock; refusals come from `refusal` (one
   catalogue, Italian, English through Django i18n) and change nothing. A sit-and-go starts in the
   transaction that takes its last place;
-- `advance` runs from every scheduler tick (games/services/table/scheduler.py): it starts the scheduled
+- `advance` runs from every scheduler tick (games/services/scheduler.py): it starts the scheduled
   events whose time has come (registration closes), and for each running event whose current
   round has every table finished it pairs the next round or ends the event. Tournaments are
   claimed with `FOR UPDATE SKIP LOCKED`, so two schedulers never pair one round twice;
@@ -17,7 +17,7 @@ and nothing is lost with a process:
   pairing, every table created and started in one transaction (entry A at seats 0 and 2, entry B
   at 1 and 3), and each player called to theirs on their lobby sockets (the queue's `matched`
   frame). A player who is not there is covered by the computer after the table's grace
-  (games/services/table/autoplay.py), as at any table: the result counts;
+  (games/services/play/autoplay.py), as at any table: the result counts;
 - `record_result` is called by the play service in the transaction that finishes a match
   (`play._finish_match`): the pairing gets the sides' totals and match points in the same commit,
   so a worker killed at any point leaves either an unfinished table (the scheduler plays it on)

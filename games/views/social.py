@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.selectors import SEARCH_MIN_LENGTH, search_players
-from games.services.lobby import notifications, social
+from games.services import notifications
+from games.services.lobby import social
 from games.services.table.seating import TableError
 
 from ..selectors import social as selectors

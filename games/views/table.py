@@ -11,9 +11,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games.selectors.replays import log_labels, table_log
-from games.services.lobby import notifications
+from games.services import notifications
 from games.services.lobby.rematch import decline_rematch, offer_rematch, rematch_state
-from games.services.table.play import abandon_match
+from games.services.play.play import abandon_match
 from games.services.table.seating import TableError, fill_with_computer, leave, sit, start_table
 
 from ..engine import IllegalMove

@@ -19,7 +19,7 @@ from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.models import Game, QueueEntry, Seat
 from games.services.lobby import challenges
-from games.services.table.play import submit_action
+from games.services.play.play import submit_action
 from games.services.table.seating import create_table, play_against_computer, sit
 from tests.factories import make_user
 

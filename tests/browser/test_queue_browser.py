@@ -11,7 +11,7 @@ import pytest
 
 from games.models import Challenge, QueueEntry, Table
 from games.services.lobby import matchmaking
-from games.services.table.play import abandon_match
+from games.services.play.play import abandon_match
 from tests.factories import make_user
 from tests.games.helpers import started_table
 

@@ -13,7 +13,7 @@ import pytest
 
 from games.models import Follow, Game, Notification, Table
 from games.services.lobby import challenges
-from games.services.table import play
+from games.services.play import play
 from tests.factories import make_user
 from tests.games.helpers import engine_of, started_table
 

@@ -16,9 +16,11 @@ from games.engine import IllegalMove, Ruleset
 from games.live import clock, transport
 from games.models import Game, Hand, Move, PlayerRating, RatingChange, Table
 from games.selectors.replays import build_hand_replay, verify_game
+from games.services import scheduler
 from games.services.history import ratings
-from games.services.table import autoplay, scheduler, turns
-from games.services.table.play import abandon_match, submit_action
+from games.services.play import autoplay
+from games.services.play.play import abandon_match, submit_action
+from games.services.table import turns
 from games.services.table.seating import create_table, sit
 from tests.games.helpers import capture, engine_of, make_user
 

@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 
 from games.live import sockets
 from games.models import Game, Move
+from games.services.play.play import apply_action
 from games.services.table import turns
-from games.services.table.play import apply_action
 from tests.games.helpers import make_user, started_table
 
 pytestmark = pytest.mark.django_db

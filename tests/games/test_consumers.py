@@ -15,7 +15,8 @@ from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.live import presence, transport
 from games.models import Game, Hand, Move
-from games.services.table import play, turns
+from games.services.play import play
+from games.services.table import turns
 from tests.games.helpers import ORIGIN, make_user, started_table, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)

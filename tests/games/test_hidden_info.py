@@ -18,8 +18,8 @@ import pytest
 from games.engine import Game as EngineGame
 from games.live import presence
 from games.models import Game, Move
+from games.services.play.play import submit_action
 from games.services.table import turns
-from games.services.table.play import submit_action
 from tests.games.helpers import capture, engine_of, make_user, random_legal, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)

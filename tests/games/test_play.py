@@ -13,8 +13,8 @@ from games.engine import IllegalMove, Ruleset, replay
 from games.live import clock, frames
 from games.models import Game, Hand, Move, Seat, Table
 from games.services.history import ratings
+from games.services.play.play import submit_action
 from games.services.table import turns
-from games.services.table.play import submit_action
 from tests.games.helpers import capture, engine_of, make_user, random_legal, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -144,7 +144,7 @@ def test_timeouts_and_computer_moves_on_a_persons_seat_are_counted_as_covered(mo
     assert (row.consecutive_timeouts, row.covered_by_computer) == (0, False)
     assert list(Move.objects.values_list("actor", flat=True)) == ["timeout", "person"]
     # The counts the ratings read are taken from the move log when the match ends.
-    from games.services.table.play import _count_moves
+    from games.services.play.play import _count_moves
 
     _count_moves(Game.objects.get(pk=game.pk))
     row.refresh_from_db()

@@ -17,8 +17,9 @@ from games.models import BotLevel, Game, PlayerRating, QueueEntry, Seat, Table
 from games.selectors.reliability import Reliability, reliability, reliability_of_users
 from games.services.lobby import matchmaking
 from games.services.lobby.matchmaking import RELIABILITY_MIX_SECONDS, Waiting, make_groups
-from games.services.table import autoplay, turns
-from games.services.table.play import abandon_match, submit_action
+from games.services.play import autoplay
+from games.services.play.play import abandon_match, submit_action
+from games.services.table import turns
 from games.services.table.seating import create_table, fill_with_computer, sit
 from tests.games.helpers import engine_of, make_user
 

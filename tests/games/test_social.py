@@ -17,7 +17,8 @@ from games.live import clock, presence
 from games.models import Block, Challenge, Follow, Notification, QueueEntry, Seat, Table
 from games.selectors import notifications as bell_selectors
 from games.selectors import social as social_selectors
-from games.services.lobby import challenges, matchmaking, notifications, rematch, social
+from games.services import notifications
+from games.services.lobby import challenges, matchmaking, rematch, social
 from games.services.table.seating import TableError, create_table
 from tests.factories import finished_match
 from tests.games.helpers import make_user, started_table

@@ -16,7 +16,7 @@ from games.models import Game, Hand, Rematch, Seat, Table
 from games.selectors.replays import log_labels, table_log
 from games.selectors.rules import table_rules
 from games.services.lobby import rematch
-from games.services.table.play import abandon_match, submit_action
+from games.services.play.play import abandon_match, submit_action
 from games.services.table.seating import TableError, create_table, fill_with_computer
 from tests.games.helpers import capture, make_user, started_table
 

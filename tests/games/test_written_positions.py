@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 
 from games.engine import Game as EngineGame
 from games.models import Game, Move, Seat
-from games.services.table import play
-from games.services.table.play import apply_action
+from games.services.play import play
+from games.services.play.play import apply_action
 from tests.games.helpers import make_user, postgresql_without_timers, started_table
 
 # Autocommit, as in the server: inside a test's transaction the kept positions are not used.

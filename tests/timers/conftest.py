@@ -55,7 +55,7 @@ def wait_for(check: Callable[[], Any], timeout: float = 20, what: str = "the exp
 
 def last_tick() -> datetime | None:
     from games.models import SchedulerState
-    from games.services.table.scheduler import CLOCK_ROW
+    from games.services.scheduler import CLOCK_ROW
 
     return SchedulerState.objects.filter(name=CLOCK_ROW).values_list("last_tick", flat=True).first()
 

@@ -28,8 +28,10 @@ from games.engine import Game as EngineGame
 from games.engine import IllegalMove, Ruleset
 from games.live import clock, presence, transport
 from games.models import Game, Move, SchedulerState, Seat, Table
-from games.services.table import attendance, autoplay, scheduler, seating, turns
-from games.services.table.play import submit_action
+from games.services import scheduler
+from games.services.play import autoplay
+from games.services.play.play import submit_action
+from games.services.table import attendance, seating, turns
 from games.services.table.seating import TableError
 from tests.games.helpers import capture, make_user
 
@@ -605,7 +607,7 @@ def test_one_broken_game_does_not_stop_the_scheduler(caplog):
     good, _ = two_people()
     Game.objects.filter(pk=broken.pk).update(state={"not": "a game"}, due_at=clock.now())
     clock.advance(31)
-    with caplog.at_level(logging.ERROR, logger="games.services.table.scheduler"):
+    with caplog.at_level(logging.ERROR, logger="games.services.scheduler"):
         assert scheduler.Scheduler().tick() == {"healthy": True, "extended": 0, "failed": 1, "timeout": 1}
     assert f"scheduler: game {broken.pk} v0 failed" in caplog.text
     assert state_of(good) == (2, 2)
@@ -801,7 +803,7 @@ def test_a_failed_tick_is_logged_and_counts_as_an_outage_seen(monkeypatch, caplo
         raise DatabaseError("connection lost mid-tick")
 
     monkeypatch.setattr(scheduler, "run_due", failing)
-    with caplog.at_level(logging.ERROR, logger="games.services.table.scheduler"):
+    with caplog.at_level(logging.ERROR, logger="games.services.scheduler"):
         loop.run_forever(stop)  # the failure is logged, not raised, and remembered
     assert "scheduler tick failed" in caplog.text
     assert loop.saw_outage_since is not None

@@ -20,8 +20,9 @@ from games.engine import Ruleset
 from games.live import clock, presence
 from games.models import Game, Move, Seat, Table
 from games.selectors.tables import presence_frame
-from games.services.table import attendance, autoplay, seating, turns
-from games.services.table.play import submit_action
+from games.services.play import autoplay
+from games.services.play.play import submit_action
+from games.services.table import attendance, seating, turns
 from tests.games.helpers import make_user
 
 from .conftest import last_tick, quiet, scheduler_ticks, wait_for

@@ -17,8 +17,8 @@ from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.live import clock, presence
 from games.models import Game, Move, Table
+from games.services.play.play import submit_action
 from games.services.table import seating, turns
-from games.services.table.play import submit_action
 from tests.games.helpers import make_user
 
 from .conftest import quiet, wait_for

@@ -18,7 +18,7 @@ from games.live import clock
 from games.models import Game, RatingChange, Seat, Table, Tournament, TournamentEntry, TournamentPairing
 from games.selectors import tournaments as selectors
 from games.services import tournaments
-from games.services.table.play import abandon_match, submit_action
+from games.services.play.play import abandon_match, submit_action
 from games.services.table.seating import TableError
 from tests.games.helpers import capture, make_user
 

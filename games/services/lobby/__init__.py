@@ -1,2 +1,2 @@
 """Finding games: the "Gioca con persone" queue (matchmaking.py), challenges, rematch, friends
-(social.py) and the bell's notifications."""
+(social.py), and what leaves with a deleted account (departures.py)."""

@@ -30,7 +30,7 @@ from games.live import clock, transport
 from games.models import Block, Challenge
 from games.selectors import challenges as selectors
 from games.selectors.matchmaking import matched_frame, seat_names
-from games.services.lobby import notifications
+from games.services import notifications
 from games.services.table.seating import TableError, create_table, sit
 
 

@@ -7,7 +7,7 @@ Daphne or worker restart and any process may serve any person in it:
   have a queue-made table in play, or ask for a mode or preset that does not exist) and then
   tries to match at once, so two people who queue one after the other sit at one table within
   the time of a request;
-- `run_matcher` is the matcher. It runs from every scheduler tick (games/services/table/scheduler.py,
+- `run_matcher` is the matcher. It runs from every scheduler tick (games/services/scheduler.py,
   about once a second in every Celery worker) and after every join. It claims the waiting rows
   with `SELECT ... FOR UPDATE SKIP LOCKED`: two matchers running at once take disjoint sets, and
   an entry leaves the waiting state in the same transaction that seats its person, so nobody is

@@ -6,7 +6,7 @@ and starts the new table in the same transaction (so two people clicking at once
 table). Every socket of the old table hears each step through the table's `all` group as a
 `rematch` frame (docs/protocol.md): who said yes, who is still needed, and the new table's
 address once it exists. Computer seats always agree. Who is not looking at the old table hears of an offer in the
-header's bell (games/services/lobby/notifications.py), and the bell's line is read once the offer ends either way.
+header's bell (games/services/notifications.py), and the bell's line is read once the offer ends either way.
 
 An offer can also end without a new table: `decline_rematch` (a person at the table says no) or
 `person_left` (a person's last socket at the table closed and did not come back within
@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 
 from games.live import clock, frames, presence, transport
 from games.models import Game, Hand, Rematch, Seat, Table, TournamentPairing
-from games.services.lobby import notifications
+from games.services import notifications
 from games.services.table.seating import TableError, start_game
 
 LEAVE_GRACE_SECONDS = 5.0  # a person's page may reload this long before their leaving ends the offer

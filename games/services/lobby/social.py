@@ -118,19 +118,6 @@ def presence_changed(user_id: int) -> None:
         transport.deliver([(transport.user_group(f), frame) for f in followers])
 
 
-def seating_changed(table_ids) -> None:
-    """Someone sat, a game started or ended at these tables (called after the commit with the
-    tables' own announcement): whoever follows a person seated there hears it (one query)."""
-    ids = list(dict.fromkeys(table_ids))
-    if not ids:
-        return
-    followers = list(Follow.objects.filter(followed__seats__table_id__in=ids)
-                     .values_list("follower_id", flat=True).distinct())
-    if followers:
-        frame = frames.friends_changed()
-        transport.deliver([(transport.user_group(f), frame) for f in followers])
-
-
 def socket_opened(user_id: int, socket_id: str) -> None:
     """A lobby socket of this person opened: online from now; their followers hear it if that
     is news."""

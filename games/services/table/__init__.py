@@ -1,2 +1,3 @@
-"""The live table and its timers: the one door for actions (play.py), seating, the turn clock and
-due times (turns.py), the scheduler, and the computer's autoplay of due and covered turns."""
+"""A table and its seats: opening, sitting, starting a game (seating.py), the turn clock and due
+times (turns.py), who is at the table (attendance.py), the chat, the practice table's tour hold.
+The lobby, the tournaments and the moves (games.services.play) all build on it."""

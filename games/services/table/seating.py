@@ -27,6 +27,7 @@ from games.models import BotLevel, Game, Hand, Seat, Table
 from games.selectors.lobby import lobby_list
 from games.selectors.rules import preset_label
 from games.selectors.tables import snapshot_messages, table_frame
+from games.services import notifications
 from games.services.table import attendance, turns
 
 log = logging.getLogger(__name__)
@@ -91,10 +92,8 @@ def _announce_now(*table_ids: int, lobby_now: bool = True) -> None:
 
 def _tell_followers(table_ids) -> None:
     """The "Amici" pages of whoever follows a person seated at these tables look again."""
-    from games.services.lobby.social import seating_changed  # here: social imports TableError from this module
-
     try:
-        seating_changed(table_ids)
+        notifications.seating_changed(table_ids)
     except Exception:  # noqa: BLE001 - their pages look again by themselves within seconds
         log.warning("followers of tables %s not told", table_ids, exc_info=True)
 

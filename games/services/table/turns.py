@@ -4,7 +4,7 @@ computer's next move.
 Deadlines are data. Every write of a game sets `Game.turn_deadline` (when the seat to move runs
 out of time) and `Game.due_at` (when the server must next look at the game: that deadline, or
 when an absent player's grace runs out, or, for a computer to move, a little after its move
-should have come). The scheduler (`games.services.table.scheduler`) scans the index on `due_at` about
+should have come). The scheduler (`games.services.scheduler`) scans the index on `due_at` about
 once a second; nothing is published per action. The only task queued on a change is the
 computer's own move, and only when a computer (or the computer covering a person) is to move;
 if that task is lost, `due_at` brings the scheduler to it.

@@ -48,7 +48,8 @@ from games.live import clock, frames, presence, transport
 from games.models import Game, SchedulerState, Seat
 from games.services import tournaments
 from games.services.lobby import matchmaking
-from games.services.table import autoplay, seating
+from games.services.play import autoplay
+from games.services.table import seating
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,8 @@ followed, after the commit, by the person's `bell` frame on their lobby sockets
   table: a later turn there refreshes it instead of adding another.
 - `table_opened`: the person opened that table's page: its lines are seen.
 - `mark_read`: the person opened the bell.
+- `seating_changed`: someone sat down, or a game started or ended, at a table where a person
+  others follow is seated: the followers' "Amici" pages look again.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from games.live import clock, presence, transport
-from games.models import Challenge, Notification
+from games.live import clock, frames, presence, transport
+from games.models import Challenge, Follow, Notification
 from games.selectors.notifications import bell_frame
 
 
@@ -111,3 +113,16 @@ def mark_read(*, user, now: datetime | None = None) -> int:
     if count:
         _push_after_commit([user.pk])  # the bells of their other pages go quiet too
     return count
+
+
+def seating_changed(table_ids) -> None:
+    """Someone sat, a game started or ended at these tables (called after the commit with the
+    tables' own announcement): whoever follows a person seated there hears it (one query)."""
+    ids = list(dict.fromkeys(table_ids))
+    if not ids:
+        return
+    followers = list(Follow.objects.filter(followed__seats__table_id__in=ids)
+                     .values_list("follower_id", flat=True).distinct())
+    if followers:
+        frame = frames.friends_changed()
+        transport.deliver([(transport.user_group(f), frame) for f in followers])

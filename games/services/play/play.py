@@ -44,10 +44,9 @@ from games.live import frames, presence, transport
 from games.live.transport import Messages
 from games.models import Game, Hand, Move, Seat, Table
 from games.selectors.tables import get_table, snapshot_frame
-from games.services import tournaments
+from games.services import notifications, tournaments
 from games.services.history import ratings
 from games.services.history.analysis import queue_after_game
-from games.services.lobby import notifications
 from games.services.table import attendance, turns
 from games.services.table.seating import _announce_now
 from games.services.table.turns import SeatFacts

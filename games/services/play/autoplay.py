@@ -36,8 +36,8 @@ from games.engine import Game as EngineGame
 from games.engine import IllegalMove
 from games.live import clock, presence
 from games.models import Game, Seat, Table
+from games.services.play.play import submit_action
 from games.services.table import attendance, turns
-from games.services.table.play import submit_action
 from games.services.table.practice import stop_if_held
 from games.services.table.seating import TableError, take_seat_back
 from games.services.table.turns import bot_delay
