@@ -32,7 +32,8 @@ from .selectors import social as social_selectors
 from .selectors import tables as table_selectors
 from .selectors import tournaments as tournament_selectors
 from .services import broadcast, challenges, matchmaking, notifications, play, presence, rematch, social, tournaments
-from .services.tables import TableError, take_seat_back
+from .services.errors import ServiceError, message
+from .services.tables import take_seat_back
 
 log = logging.getLogger(__name__)
 
@@ -48,23 +49,6 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4409
 CLOSE_ABUSE = 4429
-
-def server_messages() -> dict[str, str]:
-    """The server's own error codes and their Italian messages (docs/protocol.md)."""
-    return {
-        "bad_json": _("Messaggio non valido: non è JSON."),
-        "bad_frame": _("Messaggio non valido."),
-        "too_large": _("Messaggio troppo grande."),
-        "unknown_type": _("Tipo di messaggio sconosciuto."),
-        "rate_limited": _("Troppe azioni in poco tempo: rallenta."),
-        "not_seated": _("Non sei seduto a questo tavolo."),
-        "not_playing": _("La partita non è in corso."),
-        "bad_phrase": _("In chat si possono usare solo le frasi proposte."),
-        "busy": _("Il server è molto carico in questo momento: nulla è cambiato, riprova tra un attimo."),
-        "unavailable": _("Il server non riesce a salvare la mossa in questo momento: nulla è cambiato, "
-                         "riprova tra qualche secondo."),
-    }
-
 
 class TokenBucket:
     """At most `capacity` frames at once, refilled at `rate` per second."""
@@ -138,6 +122,28 @@ class SocketConsumer(AsyncWebsocketConsumer):
 
     async def _bad(self, code: str, ref=None) -> None:
         raise NotImplementedError
+
+    async def _error(self, code: str, message: str, ref=None) -> None:
+        raise NotImplementedError
+
+    where = "socket"  # for the log
+
+    async def _handle(self, handler, frame: dict[str, Any], ref) -> None:
+        """Run one frame's handler: the one place where a refusal (the services' `ServiceError`,
+        the engine's `IllegalMove`) or an outage becomes an error frame; nothing was written."""
+        try:
+            await handler(frame, ref)
+        except (ServiceError, IllegalMove) as exc:
+            await self._refused(exc, ref)
+        except (DatabaseError, RedisError):
+            # PostgreSQL or Redis (presence, cache) is down: nothing was written; the socket stays.
+            log.warning("%s: the database or Redis is unavailable", self.where, exc_info=True)
+            await self._error("unavailable", message("unavailable"), ref)
+        except Busy:
+            await self._error("busy", message("busy"), ref)
+
+    async def _refused(self, exc: ServiceError | IllegalMove, ref) -> None:
+        await self._error(exc.code, exc.message, ref)
 
 
 class SocketHeartbeat:
@@ -232,6 +238,10 @@ class TableConsumer(SocketConsumer):
     alone = False  # the only socket of its seat (no other tab): its own frames need not go round the layer
     seen: presence.Seen | None = None  # who is at the table, as the last presence frame said
     groups_joined: list[str]
+
+    @property
+    def where(self) -> str:
+        return f"table {self.table_id}"
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -397,14 +407,12 @@ class TableConsumer(SocketConsumer):
         if handler is None:
             await self._bad("unknown_type", ref=ref)
             return
-        try:
-            await handler(frame, ref)
-        except (DatabaseError, RedisError):
-            # PostgreSQL or Redis (presence, cache) is down: nothing was written; the socket stays.
-            log.warning("table %s: the database or Redis is unavailable", self.table_id, exc_info=True)
-            await self._error("unavailable", server_messages()["unavailable"], ref)
-        except Busy:
-            await self._error("busy", server_messages()["busy"], ref)
+        await self._handle(handler, frame, ref)
+
+    async def _refused(self, exc: ServiceError | IllegalMove, ref) -> None:
+        await self._error(exc.code, exc.message, ref)
+        if exc.code == "stale_version":
+            await self._send_snapshot()
 
     async def _on_hello(self, frame: dict[str, Any], ref) -> None:
         last = frame.get("last_version")
@@ -432,21 +440,15 @@ class TableConsumer(SocketConsumer):
             await self._bad("bad_frame", ref=ref)
             return
         if self.position is None:
-            await self._error("not_seated", server_messages()["not_seated"], ref)
+            await self._error("not_seated", message("not_seated"), ref)
             return
         if self.game_id is None:
-            await self._error("not_playing", server_messages()["not_playing"], ref)
+            await self._error("not_playing", message("not_playing"), ref)
             return
-        try:
-            applied = await play.apply_action_async(
-                game_id=self.game_id, seat=self.position, action=action, actor="person",
-                expected_version=expected, user=self.scope["user"], seen=self.seen,
-            )
-        except IllegalMove as exc:
-            await self._error(exc.code, exc.message, ref)
-            if exc.code == "stale_version":
-                await self._send_snapshot()
-            return
+        applied = await play.apply_action_async(
+            game_id=self.game_id, seat=self.position, action=action, actor="person",
+            expected_version=expected, user=self.scope["user"], seen=self.seen,
+        )
         if applied.seen is not None:
             self.seen = applied.seen
         await self._deliver_own(applied.messages)
@@ -461,10 +463,10 @@ class TableConsumer(SocketConsumer):
         with translation.override(settings.LANGUAGE_CODE):  # one text for all; pages may show their own
             text = table_selectors.phrase_text(phrase) if isinstance(phrase, str) else None
         if text is None:
-            await self._error("bad_phrase", server_messages()["bad_phrase"], ref)
+            await self._error("bad_phrase", message("bad_phrase"), ref)
             return
         if self.position is None:
-            await self._error("not_seated", server_messages()["not_seated"], ref)
+            await self._error("not_seated", message("not_seated"), ref)
             return
         out = {
             "type": "chat",
@@ -476,10 +478,7 @@ class TableConsumer(SocketConsumer):
         await broadcast.deliver_async([(broadcast.all_group(self.table_id), out)])
 
     async def _on_back(self, frame: dict[str, Any], ref) -> None:
-        try:
-            await run_db(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
-        except TableError as exc:
-            await self._error(exc.code, exc.message, ref)
+        await run_db(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
 
     async def _on_rematch(self, frame: dict[str, Any], ref) -> None:
         """Yes or no to a rematch at the finished table; the `rematch` frame to all says the rest."""
@@ -488,17 +487,11 @@ class TableConsumer(SocketConsumer):
             await self._bad("bad_frame", ref=ref)
             return
         service = rematch.offer_rematch if answer == "yes" else rematch.decline_rematch
-        try:
-            await run_db(service)(table_id=self.table_id, user=self.scope["user"])
-        except TableError as exc:
-            await self._error(exc.code, exc.message, ref)
+        await run_db(service)(table_id=self.table_id, user=self.scope["user"])
 
     async def _on_abandon(self, frame: dict[str, Any], ref) -> None:
         """Give the match up; the service checks the seat (the `match_over` frame says the rest)."""
-        try:
-            await run_db(play.abandon_match)(table_id=self.table_id, user=self.scope["user"])
-        except IllegalMove as exc:
-            await self._error(exc.code, exc.message, ref)
+        await run_db(play.abandon_match)(table_id=self.table_id, user=self.scope["user"])
 
     # ------------------------------------------------------------------ sending
 
@@ -543,9 +536,9 @@ class TableConsumer(SocketConsumer):
             await self.close(code=CLOSE_ABUSE)
             return
         with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
-            message = server_messages()[code]
+            text = message(code)
         await self.send(text_data=json.dumps(
-            {"type": "error", "code": code, "message": message, "ref": ref, "version": self.version}
+            {"type": "error", "code": code, "message": text, "ref": ref, "version": self.version}
         ))
 
 
@@ -641,6 +634,7 @@ class LobbyConsumer(SocketConsumer):
     friends (games/services/social.py) and answers `friends` and `bell_read`."""
 
     user_id: int | None = None
+    where = "lobby"
 
     async def connect(self) -> None:
         self.user_id = None
@@ -740,19 +734,11 @@ class LobbyConsumer(SocketConsumer):
             await self._bad("rate_limited", ref=ref)
             return
         with translation.override(self.language):  # the services' refusals in the person's language
-            try:
-                await handler(frame, ref)
-            except TableError as exc:
-                await self._error(exc.code, exc.message, ref)
-            except (DatabaseError, RedisError):
-                log.warning("lobby: the database or Redis is unavailable", exc_info=True)
-                await self._error("unavailable", server_messages()["unavailable"], ref)
-            except Busy:
-                await self._error("busy", server_messages()["busy"], ref)
+            await self._handle(handler, frame, ref)
 
     def _signed_in(self) -> None:
         if self.user_id is None:
-            raise TableError("login_required", _("Per questo bisogna entrare con il proprio account."))
+            raise ServiceError("login_required")
 
     async def _on_friends(self, frame: dict[str, Any], ref) -> None:
         """Whom this person follows, who of them is online and where (a `friends` frame)."""
@@ -789,10 +775,10 @@ class LobbyConsumer(SocketConsumer):
         and pairings are public) and gets the event as it stands now. One event per socket."""
         tournament_id = frame.get("id")
         if not isinstance(tournament_id, int) or isinstance(tournament_id, bool):
-            raise tournaments.refusal("no_tournament")
+            raise ServiceError("no_tournament")
         current = await run_db(tournament_selectors.frame_of)(tournament_id)
         if current is None:
-            raise tournaments.refusal("no_tournament")
+            raise ServiceError("no_tournament")
         group = tournaments.tournament_group(tournament_id)
         for old in [g for g in self.groups_joined if g.startswith("tournament.") and g != group]:
             await self.channel_layer.group_discard(old, self.channel_name)
@@ -817,5 +803,5 @@ class LobbyConsumer(SocketConsumer):
             await self.close(code=CLOSE_ABUSE)
             return
         with translation.override(self.language):
-            message = server_messages()[code]
-        await self._send({"type": "error", "code": code, "message": message, "ref": ref})
+            text = message(code)
+        await self._send({"type": "error", "code": code, "message": text, "ref": ref})

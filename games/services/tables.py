@@ -1,7 +1,7 @@
 """Tables before and at the start of play: create, sit, leave, computer seats, start.
 
 Every write locks the table row first (`select_for_update`), so two people clicking the same seat
-or the last seat filling while someone leaves resolve one at a time. Refusals raise `TableError`
+or the last seat filling while someone leaves resolve one at a time. Refusals raise `ServiceError`
 with an Italian message (Django i18n) that the views show as they are.
 """
 
@@ -18,30 +18,20 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from ..engine import Game as EngineGame
 from ..engine import Ruleset
 from ..models import BotLevel, Game, Hand, Seat, Table
 from ..selectors.rules import preset_label
 from . import broadcast, presence, turns
+from .errors import ServiceError, message
 
 log = logging.getLogger(__name__)
 
 
-class TableError(Exception):
-    """A refused lobby action: `code` for programs, `message` (Italian) for people."""
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        self.message = message
-        super().__init__(f"{code}: {message}")
-
-
 def private_unrated_message() -> str:
     """The refusal of a rated private table, in the current language (form and service)."""
-    return _("Un tavolo privato non può essere valido per la classifica: chi sceglie gli avversari potrebbe "
-             "accordarsi sul risultato. Togli una delle due scelte.")
+    return message("private_unrated")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -51,7 +41,7 @@ def _lock(table_id: int) -> Table:
     try:
         return Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise TableError("no_table", _("Questo tavolo non esiste.")) from None
+        raise ServiceError("no_table") from None
 
 
 def _seats(table: Table) -> list[Seat]:
@@ -60,12 +50,12 @@ def _seats(table: Table) -> list[Seat]:
 
 def _require_waiting(table: Table) -> None:
     if table.status != Table.Status.WAITING:
-        raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
+        raise ServiceError("not_waiting")
 
 
 def _seat_at(seats: list[Seat], position: int, table: Table) -> Seat:
     if not isinstance(position, int) or not 0 <= position < table.players:
-        raise TableError("bad_position", _("Questo posto non esiste a questo tavolo."))
+        raise ServiceError("bad_position")
     return seats[position]
 
 
@@ -160,11 +150,7 @@ def check_players(ruleset: Ruleset) -> None:
     """Refuse a ruleset whose preset is not played by this many players (RULES §11:
     mano_unica and testa_a_testa are for two). Every service that opens a table calls it."""
     if not ruleset.preset_allows_players:
-        raise TableError(
-            "two_players_only",
-            _("La variante %(preset)s si gioca solo in due: scegli 2 giocatori o la variante %(other)s.")
-            % {"preset": preset_label(ruleset.preset_name), "other": preset_label("classico")},
-        )
+        raise ServiceError("two_players_only", preset=preset_label(ruleset.preset_name), other=preset_label("classico"))
 
 
 # ----------------------------------------------------------------------------- services
@@ -176,8 +162,7 @@ def check_capacity() -> None:
     instead of all slowing down together."""
     limit = settings.MAX_TABLES_IN_PLAY
     if limit and Table.objects.filter(status__in=[Table.Status.PLAYING, Table.Status.WAITING]).count() >= limit:
-        raise TableError("site_full", _("Il sito è al completo: tutti i tavoli disponibili sono occupati. "
-                                        "Riprova tra qualche minuto."))
+        raise ServiceError("site_full")
 
 
 def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | None = None,
@@ -188,9 +173,9 @@ def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | N
     ruleset must suit its preset's player count: mano_unica and testa_a_testa are games for two
     (RULES §11), whatever the caller (the lobby form checks it too)."""
     if creator is None or not creator.is_authenticated:
-        raise TableError("login_required", _("Per creare un tavolo bisogna entrare con il proprio account."))
+        raise ServiceError("login_required:table")
     if rated and private:
-        raise TableError("private_unrated", private_unrated_message())
+        raise ServiceError("private_unrated")
     check_players(ruleset)
     check_capacity()
     grace = ruleset.grace_seconds if disconnect_grace_seconds is None else disconnect_grace_seconds
@@ -224,7 +209,7 @@ def sit(*, table_id: int, user, position: int) -> Seat:
         if seat.user_id == user.pk:
             return seat
         if not seat.is_empty:
-            raise TableError("seat_taken", _("Questo posto è già occupato."))
+            raise ServiceError("seat_taken")
         for other in seats:
             if other.user_id == user.pk:  # changing seat: free the old one
                 other.user = None
@@ -245,9 +230,9 @@ def leave(*, table_id: int, user) -> None:
         seats = _seats(table)
         mine = [s for s in seats if s.user_id == user.pk]
         if not mine:
-            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+            raise ServiceError("not_seated")
         if table.status != Table.Status.WAITING:
-            raise TableError("already_started", _("La partita è già iniziata: non puoi lasciare il posto."))
+            raise ServiceError("already_started")
         for seat in mine:
             seat.user = None
             seat.save(update_fields=["user"])
@@ -261,21 +246,18 @@ def leave(*, table_id: int, user) -> None:
 def fill_with_computer(*, table_id: int, user, position: int, level: str) -> Seat:
     """A seated person puts a computer player of `level` in an empty seat."""
     if level not in BotLevel.values:
-        raise TableError("bad_level", _("Livello del computer non valido."))
+        raise ServiceError("bad_level")
     with transaction.atomic():
         table = _lock(table_id)
         _require_waiting(table)
         if table.rated:
-            raise TableError(
-                "rated_no_computer",
-                _("Una partita valida per la classifica si gioca solo tra persone: niente computer."),
-            )
+            raise ServiceError("rated_no_computer")
         seats = _seats(table)
         if not any(s.user_id == user.pk for s in seats):
-            raise TableError("not_seated", _("Per aggiungere il computer devi essere seduto al tavolo."))
+            raise ServiceError("not_seated:computer")
         seat = _seat_at(seats, position, table)
         if not seat.is_empty:
-            raise TableError("seat_taken", _("Questo posto è già occupato."))
+            raise ServiceError("seat_taken")
         seat.bot_level = level
         seat.save(update_fields=["bot_level"])
         _announce(table.pk)
@@ -291,18 +273,16 @@ def start_table(*, table_id: int, user) -> Game:
         _require_waiting(table)
         seats = _seats(table)
         if not any(s.user_id == user.pk for s in seats):
-            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+            raise ServiceError("not_seated")
         if not _is_full(seats):
-            raise TableError(
-                "not_full", _("Mancano ancora dei giocatori: occupa i posti liberi o aggiungi il computer.")
-            )
+            raise ServiceError("not_full")
         return start_game(table)
 
 
 def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Table:
     """One click: a 2-player single-hand table, the computer at `level` in seat 1, started."""
     if level not in BotLevel.values:
-        raise TableError("bad_level", _("Livello del computer non valido."))
+        raise ServiceError("bad_level")
     with transaction.atomic():
         table = create_table(creator=user, ruleset=Ruleset.preset(preset, players=2, target=None))
         fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
@@ -314,7 +294,7 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic).
     The first player is drawn by lot unless given (a rematch swaps it)."""
     if table.status != Table.Status.WAITING or Game.objects.filter(table=table).exists():
-        raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
+        raise ServiceError("not_waiting")
     ruleset = Ruleset.from_dict(table.options)
     engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player)
     deadline = turns.deadline_for(engine_game, table)
@@ -368,7 +348,7 @@ def take_seat_back(*, table_id: int, user) -> Seat:
             .first()
         )
         if seat is None:
-            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+            raise ServiceError("not_seated")
         if seat.covered_by_computer or seat.consecutive_timeouts:
             seat.covered_by_computer = False
             seat.consecutive_timeouts = 0

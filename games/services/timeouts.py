@@ -27,7 +27,6 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
-from django.utils.translation import gettext as _
 
 from ..bots import choose_action
 from ..bots.knowledge import determinize
@@ -36,6 +35,7 @@ from ..engine import Game as EngineGame
 from ..engine import IllegalMove
 from ..models import Game, Seat, Table
 from . import clock, presence, turns
+from .errors import ServiceError
 from .turns import bot_delay
 
 log = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ def complete_turn(game_id: int, version: int) -> str:
     except (_Stale, Game.DoesNotExist):
         _count("stale")
         return "stale"
-    except IllegalMove as exc:
+    except (IllegalMove, ServiceError) as exc:
         if exc.code == "stale_version" or exc.code == "not_playing":
             _count("stale")
             return "stale"
@@ -212,7 +212,7 @@ def play_computer_move(game_id: int, version: int) -> str:
         action = timeout_actions(engine_game, position)[0]
     try:
         _submit(game_id=game_id, seat=position, action=action, actor="computer", expected_version=version)
-    except IllegalMove as exc:
+    except (IllegalMove, ServiceError) as exc:
         if exc.code in ("stale_version", "not_playing"):
             _count("stale")
             return "stale"
@@ -222,7 +222,7 @@ def play_computer_move(game_id: int, version: int) -> str:
         try:
             _submit(game_id=game_id, seat=position, action=fallback, actor="computer",
                     expected_version=version)
-        except IllegalMove:
+        except (IllegalMove, ServiceError):
             _count("stale")
             return "stale"
     _count("computer")
@@ -254,9 +254,9 @@ def cover_seat(game_id: int, version: int) -> str:
 
 def reclaim_seat(table_id: int, position: int, user) -> Seat:
     """"Sono tornato": the person sitting at `position` takes the seat back from the computer."""
-    from .tables import TableError, take_seat_back
+    from .tables import take_seat_back
 
     seat = Seat.objects.filter(table_id=table_id, user=user).first()
     if seat is not None and seat.position != position:
-        raise TableError("not_your_seat", _("Puoi giocare solo per il tuo posto."))
+        raise ServiceError("not_your_seat")
     return take_seat_back(table_id=table_id, user=user)

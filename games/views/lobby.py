@@ -15,7 +15,8 @@ from ..selectors import challenges as challenge_selectors
 from ..selectors.lobby import open_tables, user_tables
 from ..selectors.matchmaking import queue_choices
 from ..services import clock
-from ..services.tables import TableError, create_table, play_against_computer
+from ..services.tables import create_table, play_against_computer
+from .refusals import refusal_shown
 
 
 def _render_lobby(request, form: TableForm | None = None, status: int = 200):
@@ -46,7 +47,7 @@ def table_create(request):
     form = TableForm(request.POST)
     if not form.is_valid():
         return _render_lobby(request, form, status=400)
-    try:
+    with refusal_shown(request, show=lambda message: form.add_error(None, message)) as refused:
         table = create_table(
             creator=request.user,
             ruleset=form.ruleset(),
@@ -54,8 +55,7 @@ def table_create(request):
             rated=form.cleaned_data["rated"],
             private=form.cleaned_data["private"],
         )
-    except TableError as exc:
-        form.add_error(None, exc.message)
+    if refused:
         return _render_lobby(request, form, status=400)
     return redirect("table", table_id=table.pk)
 
@@ -67,9 +67,8 @@ def play_computer(request):
     if not form.is_valid():
         messages.error(request, form.errors.get("level", [""])[0] or "")
         return redirect("lobby")
-    try:
+    with refusal_shown(request) as refused:
         table = play_against_computer(user=request.user, level=form.cleaned_data["level"])
-    except TableError as exc:
-        messages.error(request, exc.message)
+    if refused:
         return redirect("lobby")
     return redirect("table", table_id=table.pk)

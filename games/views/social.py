@@ -13,17 +13,15 @@ from django.views.decorators.http import require_POST
 
 from ..selectors import social as selectors
 from ..services import notifications, social
-from ..services.tables import TableError
 from .challenges import _back
+from .refusals import refusal_shown
 
 
 def _act(request, service, done: str):
     username = request.POST.get("username")
-    try:
+    with refusal_shown(request) as refused:
         service(user=request.user, username=username)
-    except TableError as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, done % {"name": username})
     return _back(request, fallback="friends")
 

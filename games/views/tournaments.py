@@ -15,7 +15,7 @@ from ..engine.swiss import BYE_POINTS, SCALE, TABLE_POINTS
 from ..models import Tournament
 from ..selectors import tournaments as selectors
 from ..services import tournaments
-from ..services.tables import TableError
+from .refusals import refusal_shown
 
 
 @require_GET
@@ -60,12 +60,10 @@ def _labels() -> dict:
 @login_required
 @require_POST
 def tournament_register(request, tournament_id: int):
-    try:
+    with refusal_shown(request) as refused:
         tournaments.register(tournament_id=tournament_id, user=request.user,
                              partner=request.POST.get("partner") or None)
-    except TableError as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, _("Iscrizione fatta. Quando il torneo comincia, il sito ti chiama al tuo tavolo."))
     return redirect("tournament_detail", tournament_id=tournament_id)
 
@@ -73,10 +71,8 @@ def tournament_register(request, tournament_id: int):
 @login_required
 @require_POST
 def tournament_withdraw(request, tournament_id: int):
-    try:
+    with refusal_shown(request) as refused:
         tournaments.withdraw(tournament_id=tournament_id, user=request.user)
-    except TableError as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, _("Ti sei ritirato dal torneo: il posto è di nuovo libero."))
     return redirect("tournament_detail", tournament_id=tournament_id)

@@ -25,11 +25,11 @@ from burraco_site.celery import app
 from games import tasks
 from games.bots import choose_action
 from games.engine import Game as EngineGame
-from games.engine import IllegalMove, Ruleset
+from games.engine import Ruleset
 from games.models import Game, Move, SchedulerState, Seat, Table
 from games.services import broadcast, clock, presence, scheduler, tables, timeouts, turns
+from games.services.errors import ServiceError
 from games.services.play import submit_action
-from games.services.tables import TableError
 from tests.games.helpers import capture, make_user
 
 pytestmark = pytest.mark.django_db
@@ -183,7 +183,7 @@ def test_a_person_and_the_timer_racing_one_wins_never_both():
     seat = game.to_move
     clock.advance(31)
     assert timeouts.handle_due(game.pk, 0) == "timeout"
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(ServiceError) as info:
         submit_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat], expected_version=0)
     assert info.value.code == "stale_version"
     assert [m[1] for m in moves_of(game)] == ["timeout", "timeout"]
@@ -225,7 +225,7 @@ def test_two_timeouts_in_a_row_cover_the_seat_and_sono_tornato_ends_it(monkeypat
     clock.advance(turns.COMPUTER_SLACK_SECONDS + 1)
     assert scheduler.run_due(clock.now()) == {"computer": 1}
     assert moves_of(game)[-1][:2] == (first, "computer")
-    with pytest.raises(TableError):
+    with pytest.raises(ServiceError):
         timeouts.reclaim_seat(game.table_id, 1 - first, seat.user)  # not their seat
     cap.clear()
     timeouts.reclaim_seat(game.table_id, first, seat.user)
