@@ -28,6 +28,7 @@ from games.engine import (
     parse_cards,
 )
 from games.engine.game import CLOSING_BONUS, HAND_SIZE, POZZETTO_PENALTY, POZZETTO_SIZE
+from games.selectors.reliability import MIN_MATCHES, RECENT_MATCHES, RELIABILITY_MIX_SECONDS, RELIABLE_SHARE
 
 
 def engine_text(text: str) -> str:
@@ -255,8 +256,5 @@ def rules_context() -> dict[str, Any]:
 
 def reliability_rule() -> dict[str, int]:
     """The figures of the queue's preference for reliable players, as the matcher uses them."""
-    from ..services.matchmaking import RELIABILITY_MIX_SECONDS
-    from .reliability import MIN_MATCHES, RECENT_MATCHES, RELIABLE_SHARE
-
     return {"min_matches": MIN_MATCHES, "percent": round(RELIABLE_SHARE * 100), "seconds": int(RELIABILITY_MIX_SECONDS),
             "recent": RECENT_MATCHES}

@@ -11,7 +11,7 @@ from django.db.models import Count, Q
 from django.utils.translation import gettext as _
 
 from ..engine import swiss
-from ..models import Tournament, TournamentEntry, TournamentPairing, TournamentRound
+from ..models import Tournament, TournamentEntry, TournamentPairing
 from .rules import preset_label
 
 
@@ -136,10 +136,6 @@ def past_tournaments(user, limit: int = 20) -> list[dict[str, Any]]:
     return [{"id": e.tournament_id, "name": e.tournament.name, "rank": e.final_rank,
              "entrants": counts.get(e.tournament_id, 0), "finished_at": e.tournament.finished_at,
              "as": entry_name(e), "url": f"/tornei/{e.tournament_id}/"} for e in entries]
-
-
-def rounds_count(tournament: Tournament) -> int:
-    return TournamentRound.objects.filter(tournament=tournament).count()
 
 
 def note_label(note: str) -> str:

@@ -109,6 +109,12 @@ MESSAGES: dict[str, Any] = {
     "partner_playing": _("%(name)s sta giocando al tavolo %(n)s: potrete fare coppia quando avrà finito."),
     "not_queued": _("Non sei in coda per nessuna partita."),
     "no_invitation": _("Questo invito non esiste."),
+    # ---- leaving the site (account deletion)
+    "seated_playing": _("Stai giocando al tavolo %(n)s: finisci la partita o abbandonala prima di eliminare "
+                        "l'account."),
+    "seated_waiting": _("Sei seduto al tavolo %(n)s, che aspetta giocatori: alzati dal tavolo prima di eliminare "
+                        "l'account."),
+    "in_tournament": _("Sei iscritto al torneo «%(name)s»: ritirati dal torneo prima di eliminare l'account."),
     # ---- tournaments
     "login_required:tournament": _("Per iscriverti a un torneo devi entrare con il tuo account."),
     "no_tournament": _("Questo torneo non esiste."),

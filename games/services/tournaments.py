@@ -9,7 +9,7 @@ and nothing is lost with a process:
   leaves until the start, under the tournament's row lock; refusals are `ServiceError`s (one
   catalogue, Italian, English through Django i18n) and change nothing. A sit-and-go starts in the
   transaction that takes its last place;
-- `advance` runs from every scheduler tick (games/services/scheduler.py): it starts the scheduled
+- `advance` runs from every scheduler tick (games/services/table/scheduler.py): it starts the scheduled
   events whose time has come (registration closes), and for each running event whose current
   round has every table finished it pairs the next round or ends the event. Tournaments are
   claimed with `FOR UPDATE SKIP LOCKED`, so two schedulers never pair one round twice;
@@ -17,14 +17,14 @@ and nothing is lost with a process:
   pairing, every table created and started in one transaction (entry A at seats 0 and 2, entry B
   at 1 and 3), and each player called to theirs on their lobby sockets (the queue's `matched`
   frame). A player who is not there is covered by the computer after the table's grace
-  (games/services/timeouts.py), as at any table: the result counts;
+  (games/services/table/autoplay.py), as at any table: the result counts;
 - `record_result` is called by the play service in the transaction that finishes a match
   (`play._finish_match`): the pairing gets the sides' totals and match points in the same commit,
   so a worker killed at any point leaves either an unfinished table (the scheduler plays it on)
   or a stored result. Who abandons forfeits the table and is withdrawn from later rounds.
 
 Tournament tables are `rated` and public, so their matches change ratings exactly like the
-queue's and the lobby's public games (games/services/ratings.py decides, with its usual rules).
+queue's and the lobby's public games (games/services/history/ratings.py decides, with its usual rules).
 """
 
 from __future__ import annotations
@@ -38,6 +38,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from games.live import clock, transport
+from games.selectors.matchmaking import matched_frame, rating_of, seat_names
+from games.selectors.tournaments import tournament_frame
+from games.services.errors import ServiceError
+from games.services.table.seating import batched_announcements, check_players, create_table, sit
+
 from ..engine import PRESETS, IllegalMove, Ruleset, swiss
 from ..models import (
     Game,
@@ -48,9 +54,6 @@ from ..models import (
     TournamentPairing,
     TournamentRound,
 )
-from . import broadcast, clock
-from .errors import ServiceError
-from .tables import batched_announcements, check_players, create_table, sit
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +133,6 @@ def _entry_of(tournament: Tournament, user_id: int) -> TournamentEntry | None:
 
 
 def _rating(tournament: Tournament, users: list) -> float:
-    from ..selectors.matchmaking import rating_of
 
     mode = RatingMode.PAIRS if tournament.pairs else RatingMode.SINGLES
     return sum(rating_of(u, mode) for u in users) / len(users)
@@ -144,7 +146,7 @@ def register(*, tournament_id: Any, user, partner: Any = None, now: datetime | N
     _require_login(user)
     now = now or clock.now()
     # Filling a sit-and-go opens its round's tables: one lobby list for all of them, after the commit.
-    with broadcast.delivered_together(), batched_announcements(), transaction.atomic():
+    with transport.delivered_together(), batched_announcements(), transaction.atomic():
         tournament = _lock(tournament_id)
         _require_open(tournament, now)
         if _entry_of(tournament, user.pk) is not None:
@@ -225,7 +227,7 @@ def advance(now: datetime | None = None) -> dict[str, int]:
                .values_list("pk", flat=True)[:50])
     for tournament_id in due:
         try:
-            with broadcast.delivered_together(), batched_announcements(lobby_now=False), transaction.atomic():
+            with transport.delivered_together(), batched_announcements(lobby_now=False), transaction.atomic():
                 tournament = (Tournament.objects.select_for_update(skip_locked=True)
                               .filter(pk=tournament_id).first())
                 if tournament is None:
@@ -330,12 +332,11 @@ def _open_table(ruleset: Ruleset, a: TournamentEntry, b: TournamentEntry) -> Tab
 
 def _calls(table: Table) -> list[tuple[str, dict[str, Any]]]:
     """Each player of a new table is called to it on their lobby sockets (a notice, a sound)."""
-    from ..selectors.matchmaking import matched_frame, seat_names
 
     table.refresh_from_db()
     seats = seat_names(table)
     frame = matched_frame(table, seats) | {"tournament": True}
-    return [(broadcast.user_group(s.user_id), frame) for s in table.seats.all() if s.user_id]
+    return [(transport.user_group(s.user_id), frame) for s in table.seats.all() if s.user_id]
 
 
 def _finish(tournament: Tournament, entries: list[TournamentEntry], results: list[swiss.Result], now: datetime,
@@ -385,11 +386,10 @@ def _tell(tournament: Tournament, extra: list[tuple[str, dict[str, Any]]] | None
     tournament_id = tournament.pk
 
     def send() -> None:
-        from ..selectors.tournaments import tournament_frame
 
         fresh = Tournament.objects.filter(pk=tournament_id).first()
         if fresh is None:
             return
-        broadcast.deliver([(tournament_group(tournament_id), tournament_frame(fresh)), *(extra or [])])
+        transport.deliver([(tournament_group(tournament_id), tournament_frame(fresh)), *(extra or [])])
 
     transaction.on_commit(send)

@@ -10,25 +10,18 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from games.selectors.replays import log_labels, table_log
+from games.services.lobby import notifications
+from games.services.lobby.rematch import decline_rematch, offer_rematch, rematch_state
+from games.services.table.play import abandon_match
+from games.services.table.seating import fill_with_computer, leave, sit, start_table
+from games.views.refusals import refusal_shown
+
 from ..forms import FillForm, SitForm
+from ..live.sockets import INVITES_SESSION_KEY, invited_table_ids
 from ..models import BotLevel, Game, Table
 from ..selectors.rules import table_rules
-from ..selectors.tables import (
-    INVITES_SESSION_KEY,
-    can_start,
-    can_watch,
-    chat_phrases,
-    get_table,
-    invited_table_ids,
-    seats_in_order,
-    user_position,
-)
-from ..services import notifications
-from ..services.play import abandon_match
-from ..services.rematch import decline_rematch, offer_rematch, rematch_state
-from ..services.replays import log_labels, table_log
-from ..services.tables import fill_with_computer, leave, sit, start_table
-from .refusals import refusal_shown
+from ..selectors.tables import can_start, can_watch, chat_phrases, get_table, seats_in_order, user_position
 
 
 def _visible_table(request, table_id: int) -> Table:

@@ -11,11 +11,12 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from games.views.refusals import refusal_shown
+
 from ..engine.swiss import BYE_POINTS, SCALE, TABLE_POINTS
 from ..models import Tournament
 from ..selectors import tournaments as selectors
 from ..services import tournaments
-from .refusals import refusal_shown
 
 
 @require_GET

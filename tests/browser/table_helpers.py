@@ -13,7 +13,7 @@ from django.test import Client
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.models import Game, Hand, Rematch, Table
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 DESKTOP = {"width": 1280, "height": 800}

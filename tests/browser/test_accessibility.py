@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import Ruleset
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.factories import finished_match, make_user, make_users
 
 from .axe import serious_violations

@@ -15,7 +15,7 @@ from django.db import connections
 from games.engine import IllegalMove
 from games.models import Game, Move
 from games.services.errors import ServiceError
-from games.services.play import submit_action
+from games.services.table.play import submit_action
 from tests.games.helpers import make_user, postgresql_without_timers, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,4 +1,4 @@
-"""The turn planner (games/services/turn_plan.py) on plain data: no database, no Redis, no clock.
+"""The turn planner (games/services/table/turn_plan.py) on plain data: no database, no Redis, no clock.
 
 Both write paths of play.py call `plan_turn`; these cases pin what it decides (the deadline and
 the due time, the bell, who moves next, whether a computer is to be queued, the refusals of a
@@ -9,8 +9,8 @@ from __future__ import annotations
 import doctest
 from datetime import UTC, datetime, timedelta
 
-from games.services import turn_plan
-from games.services.turn_plan import (
+from games.services.table import turn_plan
+from games.services.table.turn_plan import (
     Position,
     SeatFacts,
     TableClock,

@@ -14,11 +14,12 @@ from django.utils import translation
 from games.bots import choose_action
 from games.engine import Game as EngineGame
 from games.engine import swiss
+from games.live import clock
 from games.models import Game, RatingChange, Seat, Table, Tournament, TournamentEntry, TournamentPairing
 from games.selectors import tournaments as selectors
-from games.services import clock, tournaments
+from games.services import tournaments
 from games.services.errors import ServiceError
-from games.services.play import abandon_match, submit_action
+from games.services.table.play import abandon_match, submit_action
 from tests.games.helpers import capture, make_user
 
 pytestmark = pytest.mark.django_db

@@ -276,7 +276,7 @@ export function restoreOrder(s, saved) {
 
 // ---------------------------------------------------------------- the log of the hand
 
-/** One move in words, as the replay writes it (games/services/replays.py), from public facts only. */
+/** One move in words, as the replay writes it (games/selectors/replays.py), from public facts only. */
 export function describeMove(s, frame, before, after) {
   const a = frame.action || {};
   const L = s.L.log || {};

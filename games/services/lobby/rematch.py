@@ -6,7 +6,7 @@ and starts the new table in the same transaction (so two people clicking at once
 table). Every socket of the old table hears each step through the table's `all` group as a
 `rematch` frame (docs/protocol.md): who said yes, who is still needed, and the new table's
 address once it exists. Computer seats always agree. Who is not looking at the old table hears of an offer in the
-header's bell (games/services/notifications.py), and the bell's line is read once the offer ends either way.
+header's bell (games/services/lobby/notifications.py), and the bell's line is read once the offer ends either way.
 
 An offer can also end without a new table: `decline_rematch` (a person at the table says no) or
 `person_left` (a person's last socket at the table closed and did not come back within
@@ -23,24 +23,24 @@ from typing import Any
 from django.db import transaction
 from django.urls import reverse
 
-from ..models import Game, Hand, Rematch, Seat, Table
-from . import broadcast, clock, notifications, presence
-from .errors import ServiceError
-from .tables import start_game
+from games.live import clock, frames, presence, transport
+from games.models import Game, Hand, Rematch, Seat, Table
+from games.services.errors import ServiceError
+from games.services.lobby import notifications
+from games.services.table.seating import start_game
 
 LEAVE_GRACE_SECONDS = 5.0  # a person's page may reload this long before their leaving ends the offer
 
 
 def _frame(table: Table, rematch: Rematch | None, seats: list[Seat]) -> dict[str, Any]:
-    return {
-        "type": "rematch",
-        "table": table.pk,
-        "accepted": list(rematch.accepted) if rematch else [],
-        "needed": [s.position for s in seats if s.user_id],
-        "table_url": reverse("table", args=[rematch.new_table_id]) if rematch and rematch.new_table_id else None,
-        "ended": (rematch.ended or None) if rematch else None,
-        "ended_by": rematch.ended_by if rematch else None,
-    }
+    return frames.rematch(
+        table.pk,
+        accepted=list(rematch.accepted) if rematch else [],
+        needed=[s.position for s in seats if s.user_id],
+        table_url=reverse("table", args=[rematch.new_table_id]) if rematch and rematch.new_table_id else None,
+        ended=(rematch.ended or None) if rematch else None,
+        ended_by=rematch.ended_by if rematch else None,
+    )
 
 
 def rematch_state(table: Table) -> dict[str, Any] | None:
@@ -122,7 +122,7 @@ def _tell(table: Table, rematch: Rematch, seats: list[Seat], offered_by: int | N
         notifications.rematch_offered(table_id=table.pk, by_user_id=offered_by, waiting_for=[
             s.user_id for s in seats if s.user_id and s.position not in rematch.accepted])
     frame = _frame(table, rematch, seats)
-    transaction.on_commit(lambda: broadcast.deliver([(broadcast.all_group(table.pk), frame)]))
+    transaction.on_commit(lambda: transport.deliver([(transport.all_group(table.pk), frame)]))
 
 
 def offer_rematch(*, table_id: int, user) -> Rematch:

@@ -28,15 +28,18 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 
-from ..bots import choose_action
-from ..bots.knowledge import determinize
-from ..bots.strategy import discard_action
-from ..engine import Game as EngineGame
-from ..engine import IllegalMove
-from ..models import Game, Seat, Table
-from . import clock, presence, turns
-from .errors import ServiceError
-from .turns import bot_delay
+from games.bots import choose_action
+from games.bots.knowledge import determinize
+from games.bots.strategy import discard_action
+from games.engine import Game as EngineGame
+from games.engine import IllegalMove
+from games.live import clock, presence
+from games.models import Game, Seat, Table
+from games.services.errors import ServiceError
+from games.services.table import attendance, turns
+from games.services.table.play import submit_action
+from games.services.table.seating import take_seat_back
+from games.services.table.turns import bot_delay
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +77,6 @@ def stats() -> dict[str, int]:
 def _submit(**kwargs: Any) -> int:
     """The play service's one door (imported late: the play service imports `turns`, which
     imports this module)."""
-    from .play import submit_action
 
     return submit_action(**kwargs)
 
@@ -167,7 +169,7 @@ def complete_turn(game_id: int, version: int) -> str:
                     seat.covered_by_computer = True
                     fields.append("covered_by_computer")
                     table_id = game.table_id
-                    transaction.on_commit(lambda: presence.announce(table_id))
+                    transaction.on_commit(lambda: attendance.announce(table_id))
                     transaction.on_commit(lambda: _count("covered"))
                     # The scheduler looks again soon, in case it is this seat's turn again first.
                 seat.save(update_fields=fields)
@@ -246,7 +248,7 @@ def cover_seat(game_id: int, version: int) -> str:
         game.due_at = clock.now() + timedelta(seconds=bot_delay() + turns.COMPUTER_SLACK_SECONDS)
         game.save(update_fields=["due_at"])
         table_id = game.table_id
-        transaction.on_commit(lambda: presence.announce(table_id))
+        transaction.on_commit(lambda: attendance.announce(table_id))
         transaction.on_commit(lambda: turns.after_change(game_id, version, computer_next=True))
     _count("covered")
     return "covered"
@@ -254,7 +256,6 @@ def cover_seat(game_id: int, version: int) -> str:
 
 def reclaim_seat(table_id: int, position: int, user) -> Seat:
     """"Sono tornato": the person sitting at `position` takes the seat back from the computer."""
-    from .tables import take_seat_back
 
     seat = Seat.objects.filter(table_id=table_id, user=user).first()
     if seat is not None and seat.position != position:

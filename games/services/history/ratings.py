@@ -28,7 +28,6 @@ from django.db import transaction
 
 from games.models import Game, PlayerRating, RatingChange, RatingMode, Seat, Table
 
-START_RATING = 1500.0
 K_NEW = 40
 K_NEW_GAMES = 30  # K_NEW applies while fewer than this many rated games were played
 K_REGULAR = 20

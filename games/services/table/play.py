@@ -13,7 +13,7 @@ One writer per game, two ways:
   find v+1 and are refused (`stale_version`) or, when they did not name a version, try again.
 - the locked path (SQLite, the end of a hand, a person taking a seat back from the computer):
   `SELECT ... FOR UPDATE` on the game row and the ORM, inside one transaction.
-Both ask the one pure planner (games/services/turn_plan.py) what the action means: the seat's
+Both ask the one pure planner (games/services/table/turn_plan.py) what the action means: the seat's
 refusals, who moves next, the deadline and the due time, the bell, the computer to queue; they
 differ only in how they read and write. Both leave the same rows, and a refused action changes
 nothing on either.
@@ -29,7 +29,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -41,14 +41,29 @@ from django.utils import timezone
 
 from burraco_site import dbasync
 from burraco_site.dbthreads import admitted, run_db
-
-from ..engine import Game as EngineGame
-from ..engine import IllegalMove
-from ..models import Game, Hand, Move, Seat, Table
-from . import broadcast, clock, presence, ratings, tournaments, turns
-from .broadcast import Messages
-from .errors import ServiceError
-from .turn_plan import Position, SeatFacts, TableClock, Turn, TurnPlan, game_refusal, plan_turn, seat_refusal
+from games.engine import Game as EngineGame
+from games.engine import IllegalMove
+from games.live import clock, frames, presence, transport
+from games.live.transport import Messages
+from games.models import Game, Hand, Move, Seat, Table
+from games.selectors.tables import get_table, snapshot_frame
+from games.services import tournaments
+from games.services.errors import ServiceError
+from games.services.history import ratings
+from games.services.history.analysis import queue_after_game
+from games.services.lobby import notifications
+from games.services.table import attendance, turns
+from games.services.table.seating import _announce_now
+from games.services.table.turn_plan import (
+    Position,
+    SeatFacts,
+    TableClock,
+    Turn,
+    TurnPlan,
+    game_refusal,
+    plan_turn,
+    seat_refusal,
+)
 
 log = logging.getLogger(__name__)
 
@@ -56,17 +71,6 @@ ACTORS = {c.value for c in Move.Actor}
 RETRIES = 5  # optimistic writes retried when no version was named and another writer won
 
 __all__ = ["Applied", "IllegalMove", "ServiceError", "abandon_match", "apply_action", "submit_action"]
-
-
-def public_action(action: dict[str, Any]) -> dict[str, Any]:
-    """The form of an action that everybody may see. The engine's canonical actions name only
-    face-up cards (a stock draw is just {"type": "draw"}); this keeps it that way if that ever
-    changes by dropping anything but the public fields."""
-    allowed = {"type", "cards", "meld", "card"}
-    out = {k: v for k, v in action.items() if k in allowed}
-    if out.get("type") in ("draw", "take_discards"):
-        out = {"type": out["type"]}
-    return out
 
 
 @dataclass
@@ -85,15 +89,12 @@ class Applied:
 
     def follow_up(self) -> None:
         """After the frames: presence and lobby news, and the computer's next move if it is due."""
-        from . import presence
-        from .tables import _announce_now
 
         if self.announce_presence:
-            presence.announce(self.table_id)
+            attendance.announce(self.table_id)
         if self.announce_table:
             _announce_now(self.table_id)
         if self.turn_user is not None:
-            from . import notifications
 
             try:
                 notifications.your_turn(table_id=self.table_id, user_id=self.turn_user)
@@ -109,7 +110,7 @@ class Applied:
 
 def finish(applied: Applied) -> None:
     """Deliver and follow up, synchronously (call after the commit)."""
-    broadcast.deliver(applied.messages)
+    transport.deliver(applied.messages)
     applied.follow_up()
 
 
@@ -387,9 +388,9 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
     if not atomic:
         _written.put(game_id, _Written(engine_game, new_version, written[0], seats_json, table_id, hand_number,
                                        players, timing, new_deadline, new_due))
-    messages = _event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
-                               actor=actor, action=record, played=engine_game, deadline=new_deadline,
-                               spectators=watched)
+    messages = frames.event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
+                                     actor=actor, action=record, played=engine_game, deadline=new_deadline,
+                                     spectators=watched)
     return Applied(game_id, table_id, new_version, messages, computer_next=plan.computer_next, turn_user=plan.bell,
                    seen=looked)
 
@@ -561,8 +562,7 @@ def _finish_match(game: Game, table: Table, *, winner_side: int | None, result: 
 
 
 def _queue_analysis(game_id: int) -> None:
-    """Analisi della partita, once the match is committed (games/services/analysis.py)."""
-    from .analysis import queue_after_game
+    """Analisi della partita, once the match is committed (games/services/history/analysis.py)."""
 
     try:
         queue_after_game(game_id)
@@ -622,60 +622,15 @@ def abandon_match(*, table_id: int, user) -> int:
 
 
 # ----------------------------------------------------------------------------- frames
+# Built per recipient in games/live/frames.py; the snapshots read the table (selectors) here.
 
 
 def _abandon_messages(game: Game, table: Table, position: int, username: str) -> Messages:
     """Per recipient: the `match_over` frame, then the final snapshot (finished, with the result)."""
-    from ..selectors.tables import get_table, snapshot_frame
-
     fresh_table = get_table(table.pk)
     engine_game = EngineGame.from_dict(game.state)
-    over = {
-        "type": "match_over",
-        "version": game.version,
-        "hand_number": game.hand_number,
-        "reason": "abandoned",
-        "abandoned_by": username,
-        "abandoned_seat": position,
-        "totals": list(game.totals),
-        "winner_side": game.winner_side,
-    }
-    return broadcast.per_recipient(table.pk, table.players, lambda seat: [
-        dict(over), snapshot_frame(game, fresh_table, seat, engine_game)])
-
-
-def event_frame(*, version: int, hand_number: int, seat: int, actor: str, action: dict[str, Any],
-                played: EngineGame, position: int | None, deadline: datetime | None) -> dict[str, Any]:
-    """One accepted action as one recipient sees it (`position` None: a spectator)."""
-    from ..selectors.tables import engine_view
-
-    over = played.hand_over
-    return {
-        "type": "event",
-        "version": version,
-        "hand_number": hand_number,
-        "seat": seat,
-        "actor": actor,
-        "action": public_action(action),
-        "view": engine_view(played, position, version),
-        "to_move": None if over else played.to_move,
-        "deadline": None if over or deadline is None else deadline.isoformat(),
-        "server_time": clock.now().isoformat(),
-    }
-
-
-def _event_messages(table_id: int, players: int, *, game_version: int, hand_number: int, seat: int, actor: str,
-                    action: dict[str, Any], played: EngineGame, deadline: datetime | None,
-                    more: Callable[[int | None], list[dict[str, Any]]] | None = None,
-                    spectators: bool = True) -> Messages:
-    def frames(position: int | None) -> list[dict[str, Any]]:
-        if position is None and not spectators:
-            return []  # nobody watches: no public view to build or publish
-        first = event_frame(version=game_version, hand_number=hand_number, seat=seat, actor=actor, action=action,
-                            played=played, position=position, deadline=deadline)
-        return [first, *(more(position) if more else [])]
-
-    return broadcast.per_recipient(table_id, players, frames)
+    return frames.abandon_messages(table.pk, table.players, frames.match_over_abandoned(game, position, username),
+                                   lambda seat: snapshot_frame(game, fresh_table, seat, engine_game))
 
 
 def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action: dict[str, Any],
@@ -683,17 +638,14 @@ def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action:
                      next_game: EngineGame | None, spectators: bool = True) -> Messages:
     """Per recipient, in order: the event (with that recipient's view of the position the action
     produced), then at the end of a hand the scoring, then the next hand's snapshot."""
-    from ..selectors.tables import get_table, snapshot_frame
-
-    more = None
+    snapshot_for = None
     if finished_hand is not None:
         fresh_table = get_table(table.pk)
 
-        def more(position: int | None) -> list[dict[str, Any]]:
-            return [{"type": "hand_over", "version": game.version, **finished_hand},
-                    snapshot_frame(game, fresh_table, position, next_game or played)]
+        def snapshot_for(position: int | None) -> dict[str, Any]:
+            return snapshot_frame(game, fresh_table, position, next_game or played)
 
     hand_number = finished_hand["hand_number"] if finished_hand else game.hand_number
-    return _event_messages(table.pk, table.players, game_version=game.version, hand_number=hand_number, seat=seat,
-                           actor=actor, action=action, played=played, deadline=game.turn_deadline, more=more,
-                           spectators=spectators)
+    return frames.change_messages(table.pk, table.players, game_version=game.version, hand_number=hand_number,
+                                  seat=seat, actor=actor, action=action, played=played, deadline=game.turn_deadline,
+                                  finished_hand=finished_hand, snapshot_for=snapshot_for, spectators=spectators)

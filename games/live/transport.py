@@ -6,6 +6,7 @@ spectators' public view, to `table.<id>.public`. Frames with nothing hidden in t
 presence, the table's seating) go to `table.<id>.all`, which every socket of the table joins.
 The lobby's list goes to `lobby`; what concerns one person's place in the "Gioca con persone"
 queue (waiting, matched) to `lobby.user.<id>`, which every lobby socket of that person joins.
+The frames themselves, and `per_recipient` which addresses them, are games/live/frames.py.
 
 Everything is sent through `deliver`, so tests can capture exactly what left the server.
 """
@@ -17,7 +18,7 @@ import concurrent.futures
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -85,16 +86,6 @@ def seen_of(frame: dict[str, Any]) -> dict[str, Any]:
     """What a table socket keeps of a presence frame (the fields of `presence.Seen`)."""
     return {"online": [row["position"] for row in frame["seats"] if row["online"]],
             "watched": frame.get("watchers", 0) > 0}
-
-
-def per_recipient(table_id: int, players: int, frames_for: Callable[[int | None], list[dict[str, Any]]]) -> Messages:
-    """The one place frames are addressed: each seat's group gets the frames built for that seat,
-    the spectators' group the frames built for nobody (`frames_for(None)`: the public view)."""
-    messages: Messages = []
-    for position in [*range(players), None]:
-        group = seat_group(table_id, position) if position is not None else public_group(table_id)
-        messages.extend((group, frame) for frame in frames_for(position))
-    return messages
 
 
 async def deliver_async(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 
-from . import clock
+from games.live import clock
 
 # Settings (PRESENCE_HEARTBEAT_SECONDS, PRESENCE_TTL_SECONDS; 15 and 40 by default): the fault
 # tests shorten them so that "back online within one heartbeat" is seconds, not a quarter minute.
@@ -242,21 +242,15 @@ def at_table(table_id: int) -> Seen:
 
 
 def disconnected(table_id: int, position: int | None, user_id: int, socket_id: str) -> bool:
-    """A socket closed. True when it was its seat's last one (the player is now away: if it is
-    their turn, the scheduler now looks at the game when their grace runs out)."""
+    """A socket closed. True when it was its seat's last one (the player is now away: the
+    service `games.services.table.attendance.socket_closed` notes when, for the scheduler)."""
     member = _member(position, user_id, socket_id)
     client = _redis()
     if client is None:
         _memory.remove(table_id, member)
     else:
         client.zrem(_prefix() + _set_key(table_id), member)
-    if position is None or position in _live_positions(table_id):
-        return False
-    since = mark_away(table_id, position)
-    from . import turns
-
-    turns.seat_left(table_id, position, since)
-    return True
+    return position is not None and position not in _live_positions(table_id)
 
 
 def mark_away(table_id: int, position: int, since: datetime | None = None) -> datetime:
@@ -304,15 +298,6 @@ def seats_online(table_id: int, positions: range | list[int] | None = None) -> d
     """Online state of every seat (positions 0-3 unless given)."""
     live = _live_positions(table_id)
     return {p: p in live for p in (positions if positions is not None else range(4))}
-
-
-def announce(table_id: int) -> None:
-    """Send the table's `presence` frame to every socket at it (after commit: who is online, and
-    which seats the computer covers). The timers call this when the computer takes a seat over."""
-    from ..selectors.tables import presence_frame
-    from . import broadcast
-
-    broadcast.deliver([(broadcast.all_group(table_id), presence_frame(table_id))])
 
 
 # ----------------------------------------------------------------------------- who is online

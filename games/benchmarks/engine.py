@@ -1,4 +1,4 @@
-"""Engine benchmark: ``python -m games.engine.bench [--json] [--hands N]`` (no Django needed).
+"""Engine benchmark: ``python -m games.benchmarks.engine [--json] [--hands N]`` (no Django needed).
 
 Figures (medians):
 - ``check_meld_us``: one :func:`check_meld` call, over a fixed corpus of valid and invalid melds;
@@ -22,12 +22,12 @@ import statistics
 import sys
 import time
 
-from .bots import random_action
-from .cards import parse_cards
-from .errors import IllegalMove
-from .game import Game
-from .melds import check_meld
-from .rules import Ruleset
+from games.bots.random_player import random_action
+from games.engine.cards import parse_cards
+from games.engine.errors import IllegalMove
+from games.engine.game import Game
+from games.engine.melds import check_meld
+from games.engine.rules import Ruleset
 
 MELD_CORPUS = [
     "7H 8H 9H", "QH KH AH", "KH AH 2H", "AH 2H 3H", "2H 3H 4H JK", "5H 5S JK", "3H 4H JK 6H 7H 8H 9H",

@@ -4,7 +4,7 @@ computer's next move.
 Deadlines are data. Every write of a game sets `Game.turn_deadline` (when the seat to move runs
 out of time) and `Game.due_at` (when the server must next look at the game: that deadline, or
 when an absent player's grace runs out, or, for a computer to move, a little after its move
-should have come). The scheduler (`games.services.scheduler`) scans the index on `due_at` about
+should have come). The scheduler (`games.services.table.scheduler`) scans the index on `due_at` about
 once a second; nothing is published per action. The only task queued on a change is the
 computer's own move, and only when a computer (or the computer covering a person) is to move;
 if that task is lost, `due_at` brings the scheduler to it.
@@ -18,7 +18,9 @@ from typing import Protocol
 
 from django.conf import settings
 
-from . import clock, presence, turn_plan
+from games.live import clock, presence
+from games.models import Game, Seat, Table
+from games.services.table import turn_plan
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +82,6 @@ def seat_left(table_id: int, position: int, since: datetime) -> None:
     must look at the game when the player's grace runs out, not only at the turn's deadline:
     `due_at` was computed while the player was online, so it is pulled forward (never pushed
     back). Two queries, only when a seat's last socket goes."""
-    from ..models import Game, Table
 
     grace = Table.objects.filter(pk=table_id).values_list("disconnect_grace_seconds", flat=True).first()
     if grace is None:
@@ -100,7 +101,7 @@ def after_change(game_id: int, version: int, *, computer_next: bool | None = Non
     try:
         if computer_next is None and not _computer_to_move(game_id, version):
             return
-        from .. import tasks
+        from games import tasks  # here: the tasks import the autoplay, which imports this module
 
         tasks.computer_move.apply_async((game_id, version), countdown=bot_delay())
     except Exception:  # noqa: BLE001 - see docstring
@@ -109,7 +110,6 @@ def after_change(game_id: int, version: int, *, computer_next: bool | None = Non
 
 
 def _computer_to_move(game_id: int, version: int) -> bool:
-    from ..models import Game, Seat
 
     game = Game.objects.filter(pk=game_id).only("version", "finished", "to_move", "table_id").first()
     if game is None or game.finished or game.version != version or game.to_move is None:

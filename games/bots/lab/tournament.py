@@ -11,7 +11,7 @@ Every action goes through `Game.apply`, like anyone's.
 ``duplicate=True`` plays every deal twice: the same cards, the same first player and the same
 dice for the players, once with side A at the even seats and once at the odd seats, so the luck
 of the deal falls on both sides alike and what is left is the difference between the players.
-``audit=True`` has :class:`games.bots.audit.Auditor` referee every action and count, per level,
+``audit=True`` has :class:`games.bots.lab.audit.Auditor` referee every action and count, per level,
 the mistakes of issue 13. ``memory`` says which sides receive the hand's public record
 (`Game.public_record`) beside their view: ``both`` (as at the site), ``a``, ``b`` or ``none``, so
 that esperto with its memory can meet esperto without.
@@ -37,10 +37,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.bots import choose_action
+from games.bots.lab.audit import CATEGORIES, INFO, Auditor
 from games.engine import Game, Ruleset
-
-from . import choose_action
-from .audit import CATEGORIES, INFO, Auditor
 
 MAX_ACTIONS = 3000
 MEMORY = ("both", "a", "b", "none")

@@ -17,7 +17,7 @@ About once a second (`SCHEDULER_INTERVAL_SECONDS`) `tick()`:
    computer to move keeps its `due_at`, so its move is not put off by the extension;
 3. claims the games whose `due_at` has passed (`FOR UPDATE SKIP LOCKED`, pushing their
    `due_at` a lease ahead so a second scheduler skips them and a scheduler that dies mid-way
-   leaves them to the next), and hands each to `timeouts.handle_due` with the version it saw;
+   leaves them to the next), and hands each to `autoplay.handle_due` with the version it saw;
 4. runs the matcher of "Gioca con persone" (`matchmaking.run_matcher`), which claims the
    waiting queue entries the same way (`FOR UPDATE SKIP LOCKED`), so schedulers in several
    workers never seat one person twice;
@@ -44,8 +44,11 @@ from django.db import DatabaseError, close_old_connections, connection, transact
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from ..models import Game, SchedulerState, Seat
-from . import broadcast, clock
+from games.live import clock, frames, presence, transport
+from games.models import Game, SchedulerState, Seat
+from games.services import tournaments
+from games.services.lobby import matchmaking
+from games.services.table import autoplay, seating
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +175,6 @@ def _restarted_since(moment: datetime) -> bool:
             cursor.execute("SELECT pg_postmaster_start_time()")
             if cursor.fetchone()[0] > moment:
                 return True
-    from . import presence
 
     client = presence.redis_client()
     if client is None:
@@ -211,9 +213,8 @@ def _extend_deadlines(seconds: float) -> Extended:
 
 def _tell_new_deadlines(extended: Extended) -> None:
     now = clock.now().isoformat()
-    broadcast.deliver(
-        (broadcast.all_group(table_id), {"type": "clock", "version": version, "deadline": deadline.isoformat(),
-                                         "server_time": now, "reason": "outage"})
+    transport.deliver(
+        (transport.all_group(table_id), frames.clock_frame(version, deadline, now, "outage"))
         for _game_id, table_id, version, deadline in extended
     )
 
@@ -248,13 +249,12 @@ def claim_due(now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
 
 
 def run_due(now: datetime) -> dict[str, int]:
-    """Hand every due game to `timeouts.handle_due`; one broken game does not stop the others."""
-    from . import timeouts
+    """Hand every due game to `autoplay.handle_due`; one broken game does not stop the others."""
 
     done: dict[str, int] = {}
     for game_id, version in claim_due(now):
         try:
-            outcome = timeouts.handle_due(game_id, version)
+            outcome = autoplay.handle_due(game_id, version)
         except Exception:  # noqa: BLE001
             log.exception("scheduler: game %s v%s failed", game_id, version)
             outcome = "failed"
@@ -265,11 +265,10 @@ def run_due(now: datetime) -> dict[str, int]:
 def _match_queue() -> dict[str, int]:
     """One matcher pass, and the lobby list if the queue's matches left it for a tick; a failure
     is logged and does not stop the timers."""
-    from . import matchmaking, tables
 
     try:
         result = matchmaking.run_matcher()
-        result["lobby"] = int(tables.announce_lobby_if_due())
+        result["lobby"] = int(seating.announce_lobby_if_due())
     except Exception:  # noqa: BLE001 - the queue is rows: the next tick tries again
         log.exception("scheduler: the matcher failed")
         return {"queue_failed": 1}
@@ -280,7 +279,6 @@ def _run_tournaments() -> dict[str, int]:
     """One pass over the tournaments (games/services/tournaments.py): start the scheduled events
     whose time has come, pair the next round where the last table of a round has ended, finish
     the events played out. A failure is logged and does not stop the timers."""
-    from . import tournaments
 
     try:
         result = tournaments.advance(clock.now())

@@ -3,7 +3,7 @@
 Used by the tests (history, replays, ratings) and by `bench_site` before and besides real play:
 Table/Seat/Game/Hand/Move rows are written the way games/models.py documents them
 (Hand.deal = engine deal, Hand.score = engine score(), Move.seq = game version after the move,
-Game.state = engine to_dict() of the last hand, Game.result shaped like games/services/play.py's).
+Game.state = engine to_dict() of the last hand, Game.result shaped like games/services/table/play.py's).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from games.bots.random_player import random_action
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
-from games.engine.bots import random_action
 from games.models import BotLevel, Game, Hand, Move, Seat, Table
-from games.services.ratings import record_match_result
-from games.services.tables import check_players
+from games.services.history.ratings import record_match_result
+from games.services.table.seating import check_players
 
 
 def match_result_dict(totals: Sequence[int], winner: int | None, hands: int, target: int | None,
                       end_reason: str | None) -> dict:
-    """Game.result of a finished match, in the shape games/services/play.py stores."""
+    """Game.result of a finished match, in the shape games/services/table/play.py stores."""
     return {"totals": list(totals), "winner_side": winner, "hands": hands, "target": target,
             "end_reason": end_reason}
 

@@ -4,8 +4,8 @@
   oneself, once per pair, and not a player who blocked you (nor one you block).
 - Blocking a player ends either's following of the other and withdraws the invitations still
   pending between the two; from then on the blocked player cannot challenge you
-  (games/services/challenges.py) nor follow you, and the queue does not pair you
-  (games/services/matchmaking.py).
+  (games/services/lobby/challenges.py) nor follow you, and the queue does not pair you
+  (games/services/lobby/matchmaking.py).
 
 Refusals raise `ServiceError` (games/services/errors.py), the lobby's and the challenges' catalogue,
 and change nothing.
@@ -20,10 +20,11 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from ..models import Block, Challenge, Follow, Notification
-from ..selectors import social as selectors
-from . import broadcast, clock, presence
-from .errors import ServiceError
+from games.live import clock, frames, presence, transport
+from games.models import Block, Challenge, Follow, Notification
+from games.selectors import social as selectors
+from games.selectors.challenges import challenge_frame
+from games.services.errors import ServiceError
 
 
 def _require_login(user) -> None:
@@ -87,15 +88,14 @@ def block(*, user, username: Any, now: datetime | None = None) -> Block:
             Challenge.objects.filter(pk__in=[c.pk for c in pending]).update(
                 status=Challenge.Status.CANCELLED, answered_at=now)
             Notification.objects.filter(challenge__in=pending).delete()
-            from ..selectors.challenges import challenge_frame
 
             messages = []
             for challenge in pending:
                 challenge.status = Challenge.Status.CANCELLED
                 frame = challenge_frame(challenge, now)
-                messages += [(broadcast.user_group(challenge.invitee_id), frame),
-                             (broadcast.user_group(challenge.challenger_id), frame)]
-            transaction.on_commit(lambda: broadcast.deliver(messages))
+                messages += [(transport.user_group(challenge.invitee_id), frame),
+                             (transport.user_group(challenge.challenger_id), frame)]
+            transaction.on_commit(lambda: transport.deliver(messages))
     return row
 
 
@@ -112,8 +112,8 @@ def presence_changed(user_id: int) -> None:
     `friends_changed` frame on their lobby sockets; the "Amici" page then asks for the list)."""
     followers = selectors.follower_ids(user_id)
     if followers:
-        frame = {"type": "friends_changed"}
-        broadcast.deliver([(broadcast.user_group(f), frame) for f in followers])
+        frame = frames.friends_changed()
+        transport.deliver([(transport.user_group(f), frame) for f in followers])
 
 
 def seating_changed(table_ids) -> None:
@@ -125,8 +125,8 @@ def seating_changed(table_ids) -> None:
     followers = list(Follow.objects.filter(followed__seats__table_id__in=ids)
                      .values_list("follower_id", flat=True).distinct())
     if followers:
-        frame = {"type": "friends_changed"}
-        broadcast.deliver([(broadcast.user_group(f), frame) for f in followers])
+        frame = frames.friends_changed()
+        transport.deliver([(transport.user_group(f), frame) for f in followers])
 
 
 def socket_opened(user_id: int, socket_id: str) -> None:

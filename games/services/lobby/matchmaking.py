@@ -7,7 +7,7 @@ Daphne or worker restart and any process may serve any person in it:
   have a queue-made table in play, or ask for a mode or preset that does not exist) and then
   tries to match at once, so two people who queue one after the other sit at one table within
   the time of a request;
-- `run_matcher` is the matcher. It runs from every scheduler tick (games/services/scheduler.py,
+- `run_matcher` is the matcher. It runs from every scheduler tick (games/services/table/scheduler.py,
   about once a second in every Celery worker) and after every join. It claims the waiting rows
   with `SELECT ... FOR UPDATE SKIP LOCKED`: two matchers running at once take disjoint sets, and
   an entry leaves the waiting state in the same transaction that seats its person, so nobody is
@@ -50,15 +50,15 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from ..engine import PRESETS, Ruleset
-from ..models import BotLevel, QueueEntry
-from ..selectors import matchmaking as queue_selectors
-from ..selectors import social as social_selectors
-from ..selectors.matchmaking import MODE_PLAYERS, rating_window
-from ..selectors.reliability import RELIABLE_SHARE, seats_summary
-from . import broadcast, clock
-from .errors import ServiceError
-from .tables import (
+from games.engine import PRESETS, Ruleset
+from games.live import clock, transport
+from games.models import BotLevel, QueueEntry
+from games.selectors import matchmaking as queue_selectors
+from games.selectors import social as social_selectors
+from games.selectors.matchmaking import MODE_PLAYERS, rating_window
+from games.selectors.reliability import RELIABILITY_MIX_SECONDS, RELIABLE_SHARE, seats_summary
+from games.services.errors import ServiceError
+from games.services.table.seating import (
     batched_announcements,
     check_capacity,
     check_players,
@@ -94,7 +94,7 @@ def _ruleset(mode: Any, preset: Any) -> Ruleset:
 
 def _deliver_after_commit(messages: Messages) -> None:
     if messages:
-        transaction.on_commit(lambda: broadcast.deliver(messages))
+        transaction.on_commit(lambda: transport.deliver(messages))
 
 
 # ----------------------------------------------------------------------------- the person's side
@@ -166,20 +166,20 @@ def _join(user, mode: str, preset: str, computer_after: bool, mate, now: datetim
         except IntegrityError:  # the same person queued from another tab at the same instant
             raise ServiceError("already_queued") from None
         seconds = _computer_after_seconds()
-        messages = [(broadcast.user_group(user.pk),
+        messages = [(transport.user_group(user.pk),
                      queue_selectors.waiting_frame(entry, now, seconds, partner_ready=invited_by is not None))]
         if invited_by is not None:  # the pair is complete: the partner's page says so too
-            messages.append((broadcast.user_group(mate.pk),
+            messages.append((transport.user_group(mate.pk),
                              queue_selectors.waiting_frame(invited_by, now, seconds, partner_ready=True)))
         elif mate is not None:  # an invitation: the partner's lobby page offers it
-            messages.append((broadcast.user_group(mate.pk), queue_selectors.pair_invite_frame(entry, "pending")))
+            messages.append((transport.user_group(mate.pk), queue_selectors.pair_invite_frame(entry, "pending")))
         # Who else invited this person to a pair hears no: they now search otherwise.
         others = QueueEntry.objects.filter(partner=user, status=QueueEntry.Status.WAITING)
         if invited_by is not None:
             others = others.exclude(pk=invited_by.pk)
         for other in others.select_related("user"):
-            messages.append((broadcast.user_group(other.user_id), queue_selectors.idle_frame("partner_declined")))
-            messages.append((broadcast.user_group(user.pk), queue_selectors.pair_invite_frame(other, "declined")))
+            messages.append((transport.user_group(other.user_id), queue_selectors.idle_frame("partner_declined")))
+            messages.append((transport.user_group(user.pk), queue_selectors.pair_invite_frame(other, "declined")))
             other.delete()
         _deliver_after_commit(messages)
     return entry
@@ -246,7 +246,7 @@ def leave_queue(*, user) -> None:
                  .filter(user=user, status=QueueEntry.Status.WAITING).first())
         if entry is None:
             raise ServiceError("not_queued")
-        messages: Messages = [(broadcast.user_group(user.pk), queue_selectors.idle_frame("cancelled"))]
+        messages: Messages = [(transport.user_group(user.pk), queue_selectors.idle_frame("cancelled"))]
         messages += _break_pairs([entry], "partner_left")
         entry.delete()
         _deliver_after_commit(messages)
@@ -266,8 +266,8 @@ def decline_pair(*, user, username: Any) -> None:
             raise ServiceError("no_invitation")
         entry.delete()
         _deliver_after_commit([
-            (broadcast.user_group(entry.user_id), queue_selectors.idle_frame("partner_declined")),
-            (broadcast.user_group(user.pk), queue_selectors.pair_invite_frame(entry, "declined")),
+            (transport.user_group(entry.user_id), queue_selectors.idle_frame("partner_declined")),
+            (transport.user_group(user.pk), queue_selectors.pair_invite_frame(entry, "declined")),
         ])
 
 
@@ -289,9 +289,9 @@ def _break_pairs(gone: list[QueueEntry], reason: str, dropped: set[int] | None =
         mate = mates.get((entry.partner_id, entry.user_id))
         if mate is not None:
             mate_ids.append(mate.pk)
-            messages.append((broadcast.user_group(mate.user_id), queue_selectors.idle_frame(reason)))
+            messages.append((transport.user_group(mate.user_id), queue_selectors.idle_frame(reason)))
         else:
-            messages.append((broadcast.user_group(entry.partner_id),
+            messages.append((transport.user_group(entry.partner_id),
                              queue_selectors.pair_invite_frame(entry, "cancelled")))
     if mate_ids:
         QueueEntry.objects.filter(pk__in=mate_ids, status=QueueEntry.Status.WAITING).delete()
@@ -341,12 +341,6 @@ class Waiting:
     rating: float
     waited: float  # seconds
     reliable: bool = True  # games/selectors/reliability.py: unreliable only when judged so
-
-
-# For this long a reliable person and an unreliable one are not put at one table: each waits for
-# people like them first. Past it (either of the two waited longer) they may meet, but within the
-# rating window a person of one's own kind still comes before a nearer rating of the other.
-RELIABILITY_MIX_SECONDS = 15.0
 
 
 def fits(gap: float, a: Waiting, b: Waiting) -> bool:
@@ -563,7 +557,7 @@ def run_matcher(now: datetime | None = None, *, queue: tuple[str, str] | None = 
     now = now or clock.now()
     done = {"claimed": 0, "dropped": 0, "tables": 0, "matched": 0, "computer": 0}
     messages: Messages = []
-    with broadcast.delivered_together(), batched_announcements(lobby_now=lobby_now), transaction.atomic():
+    with transport.delivered_together(), batched_announcements(lobby_now=lobby_now), transaction.atomic():
         claim = (QueueEntry.objects.select_for_update(skip_locked=True, of=("self",)).select_related("user")
                  .filter(status=QueueEntry.Status.WAITING))
         if queue is not None:
@@ -578,8 +572,8 @@ def run_matcher(now: datetime | None = None, *, queue: tuple[str, str] | None = 
         lapsed = _lapsed_invitations([e for e in entries if e not in gone], now)
         if gone or lapsed:
             QueueEntry.objects.filter(pk__in=[e.pk for e in gone + lapsed]).delete()
-            messages += [(broadcast.user_group(e.user_id), queue_selectors.idle_frame("left")) for e in gone]
-            messages += [(broadcast.user_group(e.user_id), queue_selectors.idle_frame("partner_timeout"))
+            messages += [(transport.user_group(e.user_id), queue_selectors.idle_frame("left")) for e in gone]
+            messages += [(transport.user_group(e.user_id), queue_selectors.idle_frame("partner_timeout"))
                          for e in lapsed]
         dropped = {e.pk for e in gone + lapsed}
         if dropped:
@@ -661,7 +655,7 @@ def _matched(people: list[QueueEntry], table, now: datetime, messages: Messages,
     if updated != len(people):  # cannot happen under the row locks; never seat anyone twice
         raise RuntimeError("matchmaking: an entry changed under its lock")
     frame = queue_selectors.matched_frame(table, seats)
-    messages.extend((broadcast.user_group(e.user_id), frame) for e in people)
+    messages.extend((transport.user_group(e.user_id), frame) for e in people)
 
 
 def _purge_now_and_then(now: datetime) -> None:

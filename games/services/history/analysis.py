@@ -34,9 +34,8 @@ from games.bots.expert import candidate_values, ranked_discards
 from games.bots.knowledge import determinize
 from games.engine import replay
 from games.models import Analysis, Game, Hand, Move, Seat
-
-from .errors import ServiceError
-from .replays import card_short
+from games.selectors.replays import card_short
+from games.services.errors import ServiceError
 
 logger = logging.getLogger("games.analysis")
 
@@ -170,7 +169,7 @@ def request_analysis(game: Game) -> Analysis:
 
 def _enqueue(game_id: int) -> None:
     """On the analysis queue, never the one the computer's moves wait in (settings.py)."""
-    from games.tasks import analyse_game
+    from games.tasks import analyse_game  # here: the tasks module imports this service (an edge above it)
 
     analyse_game.apply_async((game_id,), queue=settings.CELERY_ANALYSIS_QUEUE)
 

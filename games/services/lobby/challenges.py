@@ -24,13 +24,14 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from ..engine import Ruleset
-from ..models import Block, Challenge
-from ..selectors import challenges as selectors
-from ..selectors.matchmaking import matched_frame, seat_names
-from . import broadcast, clock, notifications
-from .errors import ServiceError
-from .tables import create_table, sit
+from games.engine import Ruleset
+from games.live import clock, transport
+from games.models import Block, Challenge
+from games.selectors import challenges as selectors
+from games.selectors.matchmaking import matched_frame, seat_names
+from games.services.errors import ServiceError
+from games.services.lobby import notifications
+from games.services.table.seating import create_table, sit
 
 
 def _require_login(user) -> None:
@@ -40,19 +41,20 @@ def _require_login(user) -> None:
 
 def _tell_both(challenge: Challenge, now: datetime, extra: list[tuple[str, dict[str, Any]]] = ()) -> None:
     frame = selectors.challenge_frame(challenge, now)
-    messages = [(broadcast.user_group(challenge.invitee_id), frame),
-                (broadcast.user_group(challenge.challenger_id), frame), *extra]
-    transaction.on_commit(lambda: broadcast.deliver(messages))
+    messages = [(transport.user_group(challenge.invitee_id), frame),
+                (transport.user_group(challenge.challenger_id), frame), *extra]
+    transaction.on_commit(lambda: transport.deliver(messages))
 
 
 def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | None = None) -> Challenge:
     """`challenger` invites the player named `username` to a game of `preset` for two. Refused
     when not signed in, for a player who does not exist, for oneself, for a preset not played
-    by two, when either of the two blocks the other (games/services/social.py), and while an
+    by two, when either of the two blocks the other (games/services/lobby/social.py), and while an
     invitation of theirs to the same person still waits."""
     _require_login(challenger)
     now = now or clock.now()
-    invitee = (get_user_model().objects.filter(username=username, is_active=True).first()
+    # Names are unique ignoring case: "bruno" typed in a name field finds "Bruno".
+    invitee = (get_user_model().objects.filter(username__iexact=username.strip(), is_active=True).first()
                if isinstance(username, str) and username else None)
     if invitee is None:
         raise ServiceError("no_player")
@@ -118,8 +120,8 @@ def accept_challenge(*, user, challenge_id: Any, now: datetime | None = None) ->
         challenge.save(update_fields=["status", "answered_at", "table"])
         notifications.challenge_closed(challenge, now)
         frame = matched_frame(table, seat_names(table))
-        _tell_both(challenge, now, [(broadcast.user_group(challenge.challenger_id), frame),
-                                    (broadcast.user_group(challenge.invitee_id), frame)])
+        _tell_both(challenge, now, [(transport.user_group(challenge.challenger_id), frame),
+                                    (transport.user_group(challenge.invitee_id), frame)])
     return challenge
 
 

@@ -19,12 +19,15 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from ..engine import Game as EngineGame
-from ..engine import Ruleset
-from ..models import BotLevel, Game, Hand, Seat, Table
-from ..selectors.rules import preset_label
-from . import broadcast, presence, turns
-from .errors import ServiceError, message
+from games.engine import PRESET_PLAYERS, Ruleset
+from games.engine import Game as EngineGame
+from games.live import frames, presence, transport
+from games.models import BotLevel, Game, Hand, Seat, Table
+from games.selectors.lobby import lobby_list
+from games.selectors.rules import preset_label
+from games.selectors.tables import snapshot_messages, table_frame
+from games.services.errors import ServiceError, message
+from games.services.table import attendance, turn_plan, turns
 
 log = logging.getLogger(__name__)
 
@@ -63,25 +66,22 @@ def _announce_now(*table_ids: int, lobby_now: bool = True) -> None:
     """The table pages and the lobby see the tables' new seating or status (call after commit):
     one `table` frame per table, then one lobby list for all of them (or, with `lobby_now`
     false, a mark that the next scheduler tick sends it: `announce_lobby_if_due`)."""
-    from ..selectors.lobby import lobby_list
-    from ..selectors.tables import table_frame
-
     messages = []
     for table_id in dict.fromkeys(table_ids):
         table = Table.objects.filter(pk=table_id).first()
         if table is not None:
-            messages.append((broadcast.all_group(table_id), table_frame(table)))
+            messages.append((transport.all_group(table_id), table_frame(table)))
     if lobby_now:
-        messages.append((broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()}))
+        messages.append((transport.LOBBY_GROUP, frames.lobby(lobby_list())))
     else:
         cache.set(LOBBY_DUE_KEY, 1, timeout=3600)
-    broadcast.deliver(messages)
+    transport.deliver(messages)
     _tell_followers(table_ids)
 
 
 def _tell_followers(table_ids) -> None:
     """The "Amici" pages of whoever follows a person seated at these tables look again."""
-    from .social import seating_changed
+    from games.services.lobby.social import seating_changed  # here: social imports ServiceError from this module
 
     try:
         seating_changed(table_ids)
@@ -95,11 +95,9 @@ LOBBY_DUE_KEY = "burraco:lobby:due"
 def announce_lobby_if_due() -> bool:
     """Send the lobby list if a batch left it for later; True if this call sent it. Called by
     every scheduler tick: the first to take the mark sends (the cache's delete says who)."""
-    from ..selectors.lobby import lobby_list
-
     if not cache.delete(LOBBY_DUE_KEY):
         return False
-    broadcast.deliver([(broadcast.LOBBY_GROUP, {"type": "lobby", "tables": lobby_list()})])
+    transport.deliver([(transport.LOBBY_GROUP, frames.lobby(lobby_list()))])
     return True
 
 
@@ -280,11 +278,14 @@ def start_table(*, table_id: int, user) -> Game:
 
 
 def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Table:
-    """One click: a 2-player single-hand table, the computer at `level` in seat 1, started."""
+    """One click: a 2-player table of `preset` (its own rules: Classico is a match to 2005, the
+    others a single hand), the computer at `level` in seat 1, started."""
     if level not in BotLevel.values:
         raise ServiceError("bad_level")
+    if preset not in PRESET_PLAYERS or 2 not in PRESET_PLAYERS[preset]:
+        raise ServiceError("bad_preset")
     with transaction.atomic():
-        table = create_table(creator=user, ruleset=Ruleset.preset(preset, players=2, target=None))
+        table = create_table(creator=user, ruleset=Ruleset.preset(preset, players=2))
         fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
     table.refresh_from_db()
     return table
@@ -323,10 +324,8 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     computer_first = mover.is_computer  # known here: after_change need not look it up
 
     def after() -> None:
-        from ..selectors.tables import snapshot_messages
-
         if anyone_there:
-            broadcast.deliver(snapshot_messages(game_id))
+            transport.deliver(snapshot_messages(game_id))
         turns.after_change(game_id, 0, computer_next=computer_first)
 
     transaction.on_commit(after)
@@ -334,9 +333,8 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
 
 
 def _mover(seat: Seat):
-    from .play import SeatFacts
-
-    return SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer, seat.consecutive_timeouts)
+    return turn_plan.SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer,
+                           seat.consecutive_timeouts)
 
 
 def take_seat_back(*, table_id: int, user) -> Seat:
@@ -360,7 +358,7 @@ def take_seat_back(*, table_id: int, user) -> Seat:
             game.save(update_fields=["due_at"])
 
         def after() -> None:
-            presence.announce(table_id)
+            attendance.announce(table_id)
 
         transaction.on_commit(after)
     return seat

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .game import Game
+from games.engine.game import Game
 
 Action = dict[str, Any]
 
@@ -40,11 +40,3 @@ def random_action(game: Game, seat: int, rng: random.Random,
         raise ValueError("no legal action for this seat")
     return rng.choice(discards)
 
-
-def play_random_hand(game: Game, rng: random.Random, max_actions: int = 5000) -> Game:
-    """Play ``game`` to the end of the hand with :func:`random_action` for every seat."""
-    for _ in range(max_actions):
-        if game.hand_over:
-            return game
-        game.apply(game.to_move, random_action(game, game.to_move, rng))
-    raise RuntimeError("hand did not end")

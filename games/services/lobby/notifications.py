@@ -22,9 +22,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from ..models import Challenge, Notification
-from ..selectors.notifications import bell_frame
-from . import broadcast, clock, presence
+from games.live import clock, presence, transport
+from games.models import Challenge, Notification
+from games.selectors.notifications import bell_frame
 
 
 def _push_after_commit(user_ids: set[int] | list[int]) -> None:
@@ -35,7 +35,7 @@ def _push_after_commit(user_ids: set[int] | list[int]) -> None:
 
     def push() -> None:
         languages = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "language"))
-        broadcast.deliver([(broadcast.user_group(u), bell_frame(u, languages.get(u) or settings.LANGUAGE_CODE))
+        transport.deliver([(transport.user_group(u), bell_frame(u, languages.get(u) or settings.LANGUAGE_CODE))
                            for u in ids])
 
     transaction.on_commit(push)
