@@ -174,8 +174,8 @@ def user_delete(*, user: User, password: str) -> None:
     (no log-in, no search, no challenge, no profile page)."""
     # The game side is below accounts' edges but above its model: imported here, where used.
     from games.live import clock
+    from games.services.errors import ServiceError
     from games.services.lobby import departures
-    from games.services.table.seating import TableError
 
     if not user.check_password(password or ""):
         raise AccountError("wrong_password", _("La password non è giusta: l'account non è stato eliminato."))
@@ -185,7 +185,7 @@ def user_delete(*, user: User, password: str) -> None:
             raise AccountError("already_deleted", _("Questo account è già stato eliminato."))
         try:
             departures.clear_for_departure(locked, clock.now())
-        except TableError as exc:
+        except ServiceError as exc:
             raise AccountError(exc.code, exc.message) from None
         locked.username = deleted_name(locked.pk)
         locked.email = f"eliminato-{locked.pk}@example.invalid"

@@ -7,27 +7,51 @@ of every worker. Only a computer's move is queued, when a computer is to move.""
 
 from __future__ import annotations
 
+import functools
+import logging
+
 from celery import shared_task
 from django.db import DatabaseError
 from redis.exceptions import RedisError
 
+from games.engine import IllegalMove
 from games.services import scheduler
+from games.services.errors import ServiceError
 from games.services.history import analysis
-
-# A move that met PostgreSQL or Redis down is tried again a second later, then a little later
 from games.services.play import autoplay
 
+log = logging.getLogger(__name__)
 
+
+def refusals_logged(task):
+    """The tasks' one catch of a refusal (the services' `ServiceError`, the engine's
+    `IllegalMove`): nothing was written, so it is logged and the task ends, answering
+    `refused:<code>`, instead of failing in the worker."""
+
+    @functools.wraps(task)
+    def run(*args, **kwargs):
+        try:
+            return task(*args, **kwargs)
+        except (ServiceError, IllegalMove) as exc:
+            log.info("%s%r refused: %s", task.__name__, args, exc.code)
+            return f"refused:{exc.code}"
+
+    return run
+
+
+# A move that met PostgreSQL or Redis down is tried again a second later, then a little later
 # each time, rather than left to the scheduler's look `COMPUTER_SLACK_SECONDS` after it was due.
 @shared_task(name="games.computer_move", ignore_result=True, acks_late=True,
              autoretry_for=(DatabaseError, RedisError), retry_backoff=1, retry_backoff_max=4,
              retry_jitter=False, max_retries=15)
+@refusals_logged
 def computer_move(game_id: int, version: int) -> str:
     """One action of a computer (or computer-covered) seat."""
     return autoplay.play_computer_move(game_id, version)
 
 
 @shared_task(name="games.scheduler_tick", ignore_result=True)
+@refusals_logged
 def scheduler_tick() -> dict:
     """One scheduler pass, for an operator who prefers beat to the worker's own thread."""
     return scheduler.Scheduler().tick()
@@ -35,6 +59,7 @@ def scheduler_tick() -> dict:
 
 @shared_task(name="games.analyse_game", ignore_result=True, acks_late=True,
              autoretry_for=(DatabaseError,), retry_backoff=2, max_retries=5)
+@refusals_logged
 def analyse_game(game_id: int) -> str:
     """Analisi della partita: esperto reviews a finished game's draws and discards."""
     return analysis.run_analysis(game_id)

@@ -7,14 +7,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.utils.translation import gettext as _
+from django.db import DatabaseError
+from redis.exceptions import RedisError
 
+from burraco_site.dbthreads import Busy
+from games.engine import IllegalMove
 from games.live import presence
+from games.services.errors import ServiceError, message
+
+log = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 4096
 BUCKET_CAPACITY = 5  # frames in a burst
@@ -28,23 +35,6 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4409
 CLOSE_ABUSE = 4429
-
-def server_messages() -> dict[str, str]:
-    """The server's own error codes and their Italian messages (docs/protocol.md)."""
-    return {
-        "bad_json": _("Messaggio non valido: non è JSON."),
-        "bad_frame": _("Messaggio non valido."),
-        "too_large": _("Messaggio troppo grande."),
-        "unknown_type": _("Tipo di messaggio sconosciuto."),
-        "rate_limited": _("Troppe azioni in poco tempo: rallenta."),
-        "not_seated": _("Non sei seduto a questo tavolo."),
-        "not_playing": _("La partita non è in corso."),
-        "bad_phrase": _("In chat si possono usare solo le frasi proposte."),
-        "busy": _("Il server è molto carico in questo momento: nulla è cambiato, riprova tra un attimo."),
-        "unavailable": _("Il server non riesce a salvare la mossa in questo momento: nulla è cambiato, "
-                         "riprova tra qualche secondo."),
-    }
-
 
 class TokenBucket:
     """At most `capacity` frames at once, refilled at `rate` per second."""
@@ -118,6 +108,28 @@ class SocketConsumer(AsyncWebsocketConsumer):
 
     async def _bad(self, code: str, ref=None) -> None:
         raise NotImplementedError
+
+    async def _error(self, code: str, message: str, ref=None) -> None:
+        raise NotImplementedError
+
+    where = "socket"  # for the log
+
+    async def _handle(self, handler, frame: dict[str, Any], ref) -> None:
+        """Run one frame's handler: the one place where a refusal (the services' `ServiceError`,
+        the engine's `IllegalMove`) or an outage becomes an error frame; nothing was written."""
+        try:
+            await handler(frame, ref)
+        except (ServiceError, IllegalMove) as exc:
+            await self._refused(exc, ref)
+        except (DatabaseError, RedisError):
+            # PostgreSQL or Redis (presence, cache) is down: nothing was written; the socket stays.
+            log.warning("%s: the database or Redis is unavailable", self.where, exc_info=True)
+            await self._error("unavailable", message("unavailable"), ref)
+        except Busy:
+            await self._error("busy", message("busy"), ref)
+
+    async def _refused(self, exc: ServiceError | IllegalMove, ref) -> None:
+        await self._error(exc.code, exc.message, ref)
 
 
 class SocketHeartbeat:

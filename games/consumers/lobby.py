@@ -9,12 +9,9 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
 from django.utils import translation
-from django.utils.translation import gettext as _
-from redis.exceptions import RedisError
 
-from burraco_site.dbthreads import Busy, run_db
+from burraco_site.dbthreads import run_db
 from burraco_site.wsauth import session_and_user
 from games.live import frames, presence, transport
 from games.selectors import lobby as lobby_selectors
@@ -22,8 +19,8 @@ from games.selectors import notifications as notification_selectors
 from games.selectors import social as social_selectors
 from games.selectors import tournaments as tournament_selectors
 from games.services import notifications, tournaments
+from games.services.errors import ServiceError, message
 from games.services.lobby import challenges, matchmaking, social
-from games.services.table.seating import TableError
 
 from .base import (
     CLOSE_ABUSE,
@@ -32,7 +29,6 @@ from .base import (
     SocketConsumer,
     SocketHeartbeat,
     TokenBucket,
-    server_messages,
 )
 
 log = logging.getLogger(__name__)
@@ -91,6 +87,7 @@ class LobbyConsumer(SocketConsumer):
     friends (games/services/lobby/social.py) and answers `friends` and `bell_read`."""
 
     user_id: int | None = None
+    where = "lobby"
 
     async def connect(self) -> None:
         self.user_id = None
@@ -190,19 +187,11 @@ class LobbyConsumer(SocketConsumer):
             await self._bad("rate_limited", ref=ref)
             return
         with translation.override(self.language):  # the services' refusals in the person's language
-            try:
-                await handler(frame, ref)
-            except TableError as exc:
-                await self._error(exc.code, exc.message, ref)
-            except (DatabaseError, RedisError):
-                log.warning("lobby: the database or Redis is unavailable", exc_info=True)
-                await self._error("unavailable", server_messages()["unavailable"], ref)
-            except Busy:
-                await self._error("busy", server_messages()["busy"], ref)
+            await self._handle(handler, frame, ref)
 
     def _signed_in(self) -> None:
         if self.user_id is None:
-            raise TableError("login_required", _("Per questo bisogna entrare con il proprio account."))
+            raise ServiceError("login_required")
 
     async def _on_friends(self, frame: dict[str, Any], ref) -> None:
         """Whom this person follows, who of them is online and where (a `friends` frame)."""
@@ -239,10 +228,10 @@ class LobbyConsumer(SocketConsumer):
         and pairings are public) and gets the event as it stands now. One event per socket."""
         tournament_id = frame.get("id")
         if not isinstance(tournament_id, int) or isinstance(tournament_id, bool):
-            raise tournaments.refusal("no_tournament")
+            raise ServiceError("no_tournament")
         current = await run_db(tournament_selectors.frame_of)(tournament_id)
         if current is None:
-            raise tournaments.refusal("no_tournament")
+            raise ServiceError("no_tournament")
         group = tournaments.tournament_group(tournament_id)
         for old in [g for g in self.groups_joined if g.startswith("tournament.") and g != group]:
             await self.channel_layer.group_discard(old, self.channel_name)
@@ -267,5 +256,5 @@ class LobbyConsumer(SocketConsumer):
             await self.close(code=CLOSE_ABUSE)
             return
         with translation.override(self.language):
-            message = server_messages()[code]
-        await self._send(frames.error(code, message, ref, with_version=False))
+            text = message(code)
+        await self._send(frames.error(code, text, ref, with_version=False))

@@ -10,20 +10,19 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
 from django.utils import translation
 from django.utils.translation import gettext as _
-from redis.exceptions import RedisError
 
-from burraco_site.dbthreads import Busy, run_db
+from burraco_site.dbthreads import run_db
 from burraco_site.wsauth import session_and_user
 from games.engine import IllegalMove
 from games.live import frames, presence, sockets, transport
 from games.selectors import tables as table_selectors
+from games.services.errors import ServiceError, message
 from games.services.lobby import rematch
 from games.services.play import play
 from games.services.table import attendance, chat, practice
-from games.services.table.seating import TableError, take_seat_back
+from games.services.table.seating import take_seat_back
 
 from .base import (
     CLOSE_ABUSE,
@@ -36,7 +35,6 @@ from .base import (
     SocketConsumer,
     SocketHeartbeat,
     TokenBucket,
-    server_messages,
 )
 
 log = logging.getLogger(__name__)
@@ -87,6 +85,10 @@ class TableConsumer(SocketConsumer):
     alone = False  # the only socket of its seat (no other tab): its own frames need not go round the layer
     seen: presence.Seen | None = None  # who is at the table, as the last presence frame said
     groups_joined: list[str]
+
+    @property
+    def where(self) -> str:
+        return f"table {self.table_id}"
 
     async def connect(self) -> None:
         self.groups_joined = []
@@ -253,14 +255,12 @@ class TableConsumer(SocketConsumer):
         if handler is None:
             await self._bad("unknown_type", ref=ref)
             return
-        try:
-            await handler(frame, ref)
-        except (DatabaseError, RedisError):
-            # PostgreSQL or Redis (presence, cache) is down: nothing was written; the socket stays.
-            log.warning("table %s: the database or Redis is unavailable", self.table_id, exc_info=True)
-            await self._error("unavailable", server_messages()["unavailable"], ref)
-        except Busy:
-            await self._error("busy", server_messages()["busy"], ref)
+        await self._handle(handler, frame, ref)
+
+    async def _refused(self, exc: ServiceError | IllegalMove, ref) -> None:
+        await self._error(exc.code, exc.message, ref)
+        if exc.code == "stale_version":
+            await self._send_snapshot()
 
     async def _on_hello(self, frame: dict[str, Any], ref) -> None:
         last = frame.get("last_version")
@@ -288,21 +288,15 @@ class TableConsumer(SocketConsumer):
             await self._bad("bad_frame", ref=ref)
             return
         if self.position is None:
-            await self._error("not_seated", server_messages()["not_seated"], ref)
+            await self._error("not_seated", message("not_seated"), ref)
             return
         if self.game_id is None:
-            await self._error("not_playing", server_messages()["not_playing"], ref)
+            await self._error("not_playing", message("not_playing"), ref)
             return
-        try:
-            applied = await play.apply_action_async(
-                game_id=self.game_id, seat=self.position, action=action, actor="person",
-                expected_version=expected, user=self.scope["user"], seen=self.seen,
-            )
-        except IllegalMove as exc:
-            await self._error(exc.code, exc.message, ref)
-            if exc.code == "stale_version":
-                await self._send_snapshot()
-            return
+        applied = await play.apply_action_async(
+            game_id=self.game_id, seat=self.position, action=action, actor="person",
+            expected_version=expected, user=self.scope["user"], seen=self.seen,
+        )
         if applied.seen is not None:
             self.seen = applied.seen
         await self._deliver_own(applied.messages)
@@ -313,18 +307,11 @@ class TableConsumer(SocketConsumer):
                 log.warning("table %s: follow-up of v%s failed", self.table_id, applied.version, exc_info=True)
 
     async def _on_chat(self, frame: dict[str, Any], ref) -> None:
-        try:
-            messages = chat.say(self.table_id, self.position, self.scope["user"].get_username(), frame.get("phrase"))
-        except TableError as exc:
-            await self._error(exc.code, exc.message, ref)
-            return
+        messages = chat.say(self.table_id, self.position, self.scope["user"].get_username(), frame.get("phrase"))
         await transport.deliver_async(messages)
 
     async def _on_back(self, frame: dict[str, Any], ref) -> None:
-        try:
-            await run_db(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
-        except TableError as exc:
-            await self._error(exc.code, exc.message, ref)
+        await run_db(take_seat_back)(table_id=self.table_id, user=self.scope["user"])
 
     async def _on_rematch(self, frame: dict[str, Any], ref) -> None:
         """Yes or no to a rematch at the finished table; the `rematch` frame to all says the rest."""
@@ -333,27 +320,18 @@ class TableConsumer(SocketConsumer):
             await self._bad("bad_frame", ref=ref)
             return
         service = rematch.offer_rematch if answer == "yes" else rematch.decline_rematch
-        try:
-            await run_db(service)(table_id=self.table_id, user=self.scope["user"])
-        except TableError as exc:
-            await self._error(exc.code, exc.message, ref)
+        await run_db(service)(table_id=self.table_id, user=self.scope["user"])
 
     async def _on_tour(self, frame: dict[str, Any], ref) -> None:
         """The tour opened or closed: at a practice table the turn clock stops while it is open."""
         if not isinstance(frame.get("open"), bool):
             await self._bad("bad_frame", ref=ref)
             return
-        try:
-            await run_db(practice.hold_clock)(table_id=self.table_id, user=self.scope["user"], hold=frame["open"])
-        except TableError as exc:
-            await self._error(exc.code, exc.message, ref)
+        await run_db(practice.hold_clock)(table_id=self.table_id, user=self.scope["user"], hold=frame["open"])
 
     async def _on_abandon(self, frame: dict[str, Any], ref) -> None:
         """Give the match up; the service checks the seat (the `match_over` frame says the rest)."""
-        try:
-            await run_db(play.abandon_match)(table_id=self.table_id, user=self.scope["user"])
-        except IllegalMove as exc:
-            await self._error(exc.code, exc.message, ref)
+        await run_db(play.abandon_match)(table_id=self.table_id, user=self.scope["user"])
 
     # ------------------------------------------------------------------ sending
 
@@ -398,5 +376,5 @@ class TableConsumer(SocketConsumer):
             await self.close(code=CLOSE_ABUSE)
             return
         with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
-            message = server_messages()[code]
-        await self.send(text_data=json.dumps(frames.error(code, message, ref, self.version)))
+            text = message(code)
+        await self.send(text_data=json.dumps(frames.error(code, text, ref, self.version)))

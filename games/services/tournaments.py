@@ -6,7 +6,7 @@ and nothing is lost with a process:
 
 - `create_tournament` opens registration (an operator's or a test's call: the admin makes them);
 - `register` / `withdraw`: a person (or a person and their partner, four at a table) joins or
-  leaves until the start, under the tournament's row lock; refusals come from `refusal` (one
+  leaves until the start, under the tournament's row lock; refusals are `ServiceError`s (one
   catalogue, Italian, English through Django i18n) and change nothing. A sit-and-go starts in the
   transaction that takes its last place;
 - `advance` runs from every scheduler tick (games/services/scheduler.py): it starts the scheduled
@@ -37,12 +37,12 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from games.live import clock, transport
 from games.selectors.matchmaking import matched_frame, rating_of, seat_names
 from games.selectors.tournaments import tournament_frame
-from games.services.table.seating import TableError, batched_announcements, check_players, create_table, sit
+from games.services.errors import ServiceError
+from games.services.table.seating import batched_announcements, check_players, create_table, sit
 
 from ..engine import PRESETS, IllegalMove, Ruleset, swiss
 from ..models import (
@@ -68,39 +68,6 @@ def tournament_group(tournament_id: int) -> str:
     return f"tournament.{tournament_id}"
 
 
-def refusal(code: str, **params: Any) -> TableError:
-    """Every refusal of the tournament services, each message in one place."""
-    messages = {
-        "login_required": _("Per iscriverti a un torneo devi entrare con il tuo account."),
-        "no_tournament": _("Questo torneo non esiste."),
-        "already_registered": _("Sei già iscritto a questo torneo."),
-        "partner_registered": _("%(name)s è già iscritto a questo torneo."),
-        "started": _("Le iscrizioni sono chiuse: il torneo è già cominciato."),
-        "over": _("Questo torneo è già concluso."),
-        "full": _("Il torneo è al completo: non ci sono più posti liberi."),
-        "not_registered": _("Non sei iscritto a questo torneo."),
-        "mid_round": _("Il torneo è in corso: non ci si può ritirare a metà di un turno. Se abbandoni la "
-                       "partita, la perdi e sei ritirato dai turni seguenti."),
-        "partner_needed": _("È un torneo a coppie: indica il nome del tuo compagno."),
-        "no_partner": _("Nessun giocatore si chiama così: controlla il nome del compagno."),
-        "self_partner": _("Il compagno deve essere un'altra persona."),
-        "no_partner_here": _("È un torneo uno contro uno: non serve un compagno."),
-        "partner_withdraw": _("Il ritiro della coppia lo fa chi l'ha iscritta."),
-        "bad_kind": _("Tipo di torneo sconosciuto: sit and go oppure programmato."),
-        "bad_size": _("Un sit and go si gioca in 4, 8 o 16."),
-        "bad_capacity": _("Il numero di iscritti deve essere tra 2 e %(n)s.") % {"n": MAX_ENTRANTS},
-        "bad_rounds": _("Il numero di turni deve essere tra 1 e %(n)s.") % {"n": params.get("n", MAX_ROUNDS)},
-        "bad_target": _("Ogni turno si gioca su una mano sola oppure fino a 505 punti."),
-        "bad_start": _("Un torneo programmato ha bisogno di un orario di inizio nel futuro."),
-        "bad_preset": _("Variante sconosciuta: scegli una delle varianti proposte."),
-        "bad_name": _("Il torneo ha bisogno di un nome (al massimo 80 caratteri)."),
-    }
-    message = messages[code]
-    if "name" in params:
-        message = message % {"name": params["name"]}
-    return TableError(code, message)
-
-
 # ----------------------------------------------------------------------------- setting up
 
 
@@ -115,30 +82,30 @@ def create_tournament(*, name: str, kind: str, players: int = 2, capacity: int =
     a single hand each round (`target` None) or a match to 505."""
     now = now or clock.now()
     if not isinstance(name, str) or not name.strip() or len(name) > 80:
-        raise refusal("bad_name")
+        raise ServiceError("bad_name")
     if kind not in Tournament.Kind.values:
-        raise refusal("bad_kind")
+        raise ServiceError("bad_kind")
     if kind == Tournament.Kind.SIT_AND_GO and capacity not in SIT_AND_GO_SIZES:
-        raise refusal("bad_size")
+        raise ServiceError("bad_size")
     if not isinstance(capacity, int) or not 2 <= capacity <= MAX_ENTRANTS:
-        raise refusal("bad_capacity")
+        raise ServiceError("bad_capacity", n=MAX_ENTRANTS)
     if kind == Tournament.Kind.SCHEDULED and (starts_at is None or starts_at <= now):
-        raise refusal("bad_start")
+        raise ServiceError("bad_start")
     if target not in TARGETS:
-        raise refusal("bad_target")
+        raise ServiceError("bad_target")
     if preset not in PRESETS:
-        raise refusal("bad_preset")
+        raise ServiceError("bad_preset")
     if rounds is None:
         rounds = max(1, (capacity - 1).bit_length())
     most = min(MAX_ROUNDS, capacity - 1)
     if not isinstance(rounds, int) or not 1 <= rounds <= most:
-        raise refusal("bad_rounds", n=most)
+        raise ServiceError("bad_rounds", n=most)
     timers = {k: v for k, v in (("draw_seconds", draw_seconds), ("play_seconds", play_seconds),
                                 ("grace_seconds", grace_seconds)) if v is not None}
     try:
         ruleset = Ruleset.preset(preset, players=players, target=target, **timers)
     except IllegalMove:
-        raise refusal("bad_preset") from None
+        raise ServiceError("bad_preset") from None
     check_players(ruleset)
     return Tournament.objects.create(
         name=name.strip(), description=description, kind=kind, players=players, capacity=capacity,
@@ -149,16 +116,16 @@ def create_tournament(*, name: str, kind: str, players: int = 2, capacity: int =
 
 def _lock(tournament_id: Any) -> Tournament:
     if not isinstance(tournament_id, int) or isinstance(tournament_id, bool):
-        raise refusal("no_tournament")
+        raise ServiceError("no_tournament")
     tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
     if tournament is None:
-        raise refusal("no_tournament")
+        raise ServiceError("no_tournament")
     return tournament
 
 
 def _require_login(user) -> None:
     if user is None or not user.is_authenticated:
-        raise refusal("login_required")
+        raise ServiceError("login_required:tournament")
 
 
 def _entry_of(tournament: Tournament, user_id: int) -> TournamentEntry | None:
@@ -183,29 +150,29 @@ def register(*, tournament_id: Any, user, partner: Any = None, now: datetime | N
         tournament = _lock(tournament_id)
         _require_open(tournament, now)
         if _entry_of(tournament, user.pk) is not None:
-            raise refusal("already_registered")
+            raise ServiceError("already_registered")
         mate = None
         if tournament.pairs:
             if not isinstance(partner, str) or not partner.strip():
-                raise refusal("partner_needed")
+                raise ServiceError("partner_needed")
             mate = get_user_model().objects.filter(username=partner.strip(), is_active=True).first()
             if mate is None:
-                raise refusal("no_partner")
+                raise ServiceError("no_partner")
             if mate.pk == user.pk:
-                raise refusal("self_partner")
+                raise ServiceError("self_partner:tournament")
             if _entry_of(tournament, mate.pk) is not None:
-                raise refusal("partner_registered", name=mate.username)
+                raise ServiceError("partner_registered", name=mate.username)
         elif partner not in (None, ""):
-            raise refusal("no_partner_here")
+            raise ServiceError("no_partner_here")
         if tournament.entries.count() >= tournament.capacity:
-            raise refusal("full")
+            raise ServiceError("full")
         try:
             with transaction.atomic():
                 entry = TournamentEntry.objects.create(
                     tournament=tournament, user=user, partner=mate,
                     rating=_rating(tournament, [user, mate] if mate else [user]), registered_at=now)
         except IntegrityError:
-            raise refusal("already_registered") from None
+            raise ServiceError("already_registered") from None
         full = tournament.entries.count() >= tournament.capacity
         if full and tournament.kind == Tournament.Kind.SIT_AND_GO:
             _start(tournament, now)
@@ -216,10 +183,10 @@ def register(*, tournament_id: Any, user, partner: Any = None, now: datetime | N
 
 def _require_open(tournament: Tournament, now: datetime) -> None:
     if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
-        raise refusal("over")
+        raise ServiceError("over")
     if tournament.status != Tournament.Status.REGISTERING or (
             tournament.starts_at is not None and now >= tournament.starts_at):
-        raise refusal("started")
+        raise ServiceError("started")
 
 
 def withdraw(*, tournament_id: Any, user, now: datetime | None = None) -> None:
@@ -231,15 +198,15 @@ def withdraw(*, tournament_id: Any, user, now: datetime | None = None) -> None:
         tournament = _lock(tournament_id)
         entry = _entry_of(tournament, user.pk)
         if entry is None:
-            raise refusal("not_registered")
+            raise ServiceError("not_registered")
         if tournament.status == Tournament.Status.RUNNING:
-            raise refusal("mid_round")
+            raise ServiceError("mid_round")
         if tournament.status != Tournament.Status.REGISTERING:
-            raise refusal("over")
+            raise ServiceError("over")
         if tournament.starts_at is not None and now >= tournament.starts_at:
-            raise refusal("mid_round")
+            raise ServiceError("mid_round")
         if entry.user_id != user.pk:
-            raise refusal("partner_withdraw")
+            raise ServiceError("partner_withdraw")
         entry.delete()
         _tell(tournament)
 

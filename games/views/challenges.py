@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games.services.lobby import challenges
-from games.services.table.seating import TableError
+from games.views.refusals import refusal_shown
 
 
 def _back(request, fallback: str = "lobby"):
@@ -26,11 +26,10 @@ def _back(request, fallback: str = "lobby"):
 @login_required
 @require_POST
 def challenge_send(request):
-    try:
+    with refusal_shown(request) as refused:
         challenge = challenges.send_challenge(challenger=request.user, username=request.POST.get("username"),
                                               preset=request.POST.get("preset"))
-    except TableError as exc:
-        messages.error(request, exc.message)
+    if refused:
         return _back(request)
     messages.success(request, _("Invito mandato a %(name)s: ha dieci minuti per accettare. Se è collegato "
                                 "lo vede subito, altrimenti lo trova tra i suoi inviti. Resta su questa pagina: "
@@ -39,10 +38,9 @@ def challenge_send(request):
 
 
 def _answer(request, challenge_id: int, service, done: str):
-    try:
+    with refusal_shown(request) as refused:
         challenge = service(user=request.user, challenge_id=challenge_id)
-    except TableError as exc:
-        messages.error(request, exc.message)
+    if refused:
         return redirect("lobby")
     if challenge.table_id:
         return redirect("table", table_id=challenge.table_id)

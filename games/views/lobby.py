@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.selectors import quick_play_choice
 from accounts.services import user_remember_quick_play
 from games.live import clock
-from games.services.table.seating import TableError, create_table, play_against_computer
+from games.services.table.seating import create_table, play_against_computer
+from games.views.refusals import refusal_shown
 
 from ..forms import PlayComputerForm, TableForm, preset_defaults
 from ..models import BotLevel
@@ -51,7 +52,7 @@ def table_create(request):
     form = TableForm(request.POST)
     if not form.is_valid():
         return _render_lobby(request, form, status=400)
-    try:
+    with refusal_shown(request, show=lambda message: form.add_error(None, message)) as refused:
         table = create_table(
             creator=request.user,
             ruleset=form.ruleset(),
@@ -59,8 +60,7 @@ def table_create(request):
             rated=form.cleaned_data["rated"],
             private=form.cleaned_data["private"],
         )
-    except TableError as exc:
-        form.add_error(None, exc.message)
+    if refused:
         return _render_lobby(request, form, status=400)
     return redirect("table", table_id=table.pk)
 
@@ -74,10 +74,9 @@ def play_computer(request):
         return redirect("lobby")
     level = form.cleaned_data["level"]
     preset = form.cleaned_data["preset"] or quick_play_choice(request.user)["preset"]
-    try:
+    with refusal_shown(request) as refused:
         table = play_against_computer(user=request.user, level=level, preset=preset)
-    except TableError as exc:
-        messages.error(request, exc.message)
+    if refused:
         return redirect("lobby")
     user_remember_quick_play(user=request.user, preset=preset, level=level)
     return redirect("table", table_id=table.pk)

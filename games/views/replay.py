@@ -14,9 +14,9 @@ from games.models import Analysis
 from games.selectors.history import game_page_context
 from games.selectors.replays import build_hand_replay, seat_names
 from games.services.history import analysis as analysis_service
-from games.services.table.seating import TableError
 
 from .history import _game_or_404
+from .refusals import refusal_shown
 
 
 def replay_labels() -> dict[str, str]:
@@ -96,10 +96,9 @@ def request_analysis(request: HttpRequest, game_id: int) -> HttpResponse:
     hand = request.POST.get("mano", "")
     if hand.isdigit():
         target += f"?mano={hand}"
-    try:
+    with refusal_shown(request) as refused:
         analysis_service.request_analysis(game)
-    except TableError as exc:
-        messages.error(request, exc.message)
+    if refused:
         return redirect(target)
     messages.success(request, _("Analisi chiesta: esperto la prepara in pochi minuti, poi la trovi su questa pagina."))
     return redirect(target)

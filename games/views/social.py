@@ -14,19 +14,17 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.selectors import SEARCH_MIN_LENGTH, search_players
 from games.services import notifications
 from games.services.lobby import social
-from games.services.table.seating import TableError
 
 from ..selectors import social as selectors
 from .challenges import _back
+from .refusals import refusal_shown
 
 
 def _act(request, service, done: str):
     username = request.POST.get("username")
-    try:
+    with refusal_shown(request) as refused:
         service(user=request.user, username=username)
-    except TableError as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, done % {"name": username})
     return _back(request, fallback="friends")
 

@@ -14,9 +14,9 @@ from games.selectors.replays import log_labels, table_log
 from games.services import notifications
 from games.services.lobby.rematch import decline_rematch, offer_rematch, rematch_state
 from games.services.play.play import abandon_match
-from games.services.table.seating import TableError, fill_with_computer, leave, sit, start_table
+from games.services.table.seating import fill_with_computer, leave, sit, start_table
+from games.views.refusals import refusal_shown
 
-from ..engine import IllegalMove
 from ..forms import FillForm, SitForm
 from ..live.sockets import INVITES_SESSION_KEY, invited_table_ids
 from ..models import BotLevel, Game, Table
@@ -100,15 +100,13 @@ def table_invite(request, token: str):
 
 def _post_action(request, table_id: int, run, form=None, invalid: str = "") -> object:
     """Run a waiting-room service for a POST and come back to the table; a refusal (an invalid
-    form or the service's TableError) becomes an Italian message and changes nothing."""
+    form or the service's ServiceError) becomes an Italian message and changes nothing."""
     _visible_table(request, table_id)
     if form is not None and not form.is_valid():
         messages.error(request, invalid)
         return redirect("table", table_id=table_id)
-    try:
+    with refusal_shown(request):
         run()
-    except TableError as exc:
-        messages.error(request, exc.message)
     return redirect("table", table_id=table_id)
 
 
@@ -131,10 +129,9 @@ def table_leave(request, table_id: int):
         messages.success(request, _("Hai lasciato il tavolo."))
 
     _visible_table(request, table_id)
-    try:
+    with refusal_shown(request) as refused:
         run()
-    except TableError as exc:
-        messages.error(request, exc.message)
+    if refused:
         return redirect("table", table_id=table_id)
     return redirect("lobby")
 
@@ -164,11 +161,9 @@ def table_start(request, table_id: int):
 def table_abandon(request, table_id: int):
     """"Abbandona la partita" (confirmed in a dialog): the match ends, lost by this player's side."""
     _visible_table(request, table_id)
-    try:
+    with refusal_shown(request) as refused:
         abandon_match(table_id=table_id, user=request.user)
-    except IllegalMove as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, _("Hai abbandonato la partita."))
     return redirect("table", table_id=table_id)
 
@@ -178,10 +173,9 @@ def table_abandon(request, table_id: int):
 def table_rematch(request, table_id: int):
     """"Rivincita" at a finished table: this person says yes; the last yes starts the new table."""
     _visible_table(request, table_id)
-    try:
+    with refusal_shown(request) as refused:
         rematch = offer_rematch(table_id=table_id, user=request.user)
-    except TableError as exc:
-        messages.error(request, exc.message)
+    if refused:
         return redirect("table", table_id=table_id)
     if rematch.new_table_id:
         return redirect("table", table_id=rematch.new_table_id)
@@ -194,10 +188,8 @@ def table_rematch(request, table_id: int):
 def table_rematch_decline(request, table_id: int):
     """"No, grazie" to the rematch someone offered: the offer ends for everybody at the table."""
     _visible_table(request, table_id)
-    try:
+    with refusal_shown(request) as refused:
         decline_rematch(table_id=table_id, user=request.user)
-    except TableError as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, _("Hai detto di no alla rivincita."))
     return redirect("table", table_id=table_id)

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games.services.table.seating import TableError
+from games.views.refusals import refusal_shown
 
 from ..engine.swiss import BYE_POINTS, SCALE, TABLE_POINTS
 from ..models import Tournament
@@ -63,12 +63,10 @@ def _labels() -> dict:
 @login_required
 @require_POST
 def tournament_register(request, tournament_id: int):
-    try:
+    with refusal_shown(request) as refused:
         tournaments.register(tournament_id=tournament_id, user=request.user,
                              partner=request.POST.get("partner") or None)
-    except TableError as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, _("Iscrizione fatta. Quando il torneo comincia, il sito ti chiama al tuo tavolo."))
     return redirect("tournament_detail", tournament_id=tournament_id)
 
@@ -76,10 +74,8 @@ def tournament_register(request, tournament_id: int):
 @login_required
 @require_POST
 def tournament_withdraw(request, tournament_id: int):
-    try:
+    with refusal_shown(request) as refused:
         tournaments.withdraw(tournament_id=tournament_id, user=request.user)
-    except TableError as exc:
-        messages.error(request, exc.message)
-    else:
+    if not refused:
         messages.success(request, _("Ti sei ritirato dal torneo: il posto è di nuovo libero."))
     return redirect("tournament_detail", tournament_id=tournament_id)

@@ -18,9 +18,9 @@ from accounts.selectors import search_players
 from games.engine import Ruleset
 from games.models import Block, Challenge, Follow, Notification, Seat, Table
 from games.services import tournaments
+from games.services.errors import ServiceError
 from games.services.lobby import challenges, social
 from games.services.table import seating
-from games.services.table.seating import TableError
 from tests.accounts.test_accounts import STRONG, make_user
 from tests.factories import finished_match
 from tests.games.helpers import logged_in
@@ -191,10 +191,10 @@ def test_deleting_keeps_the_games_and_shows_the_seat_as_giocatore_eliminato():
     assert Client().get(reverse("profile", args=["anna"])).status_code == 404
     assert search_players(viewer=bruno, text="anna").names == []
     assert search_players(viewer=bruno, text="eliminato").names == []
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         challenges.send_challenge(challenger=bruno, username=anna.username, preset="mano_unica")
     assert exc.value.message == "Questo giocatore non esiste."
-    with pytest.raises(TableError):
+    with pytest.raises(ServiceError):
         social.follow(user=bruno, username=anna.username)
     # The name is free again for someone new; the placeholder is not a name one can sign up with.
     assert User.objects.create_user("anna", "altra@example.it", None).pk != anna.pk

@@ -12,11 +12,12 @@ from django.urls import reverse
 
 from games import tasks
 from games.engine import Game as EngineGame
-from games.engine import IllegalMove, Ruleset
+from games.engine import Ruleset
 from games.live import clock, transport
 from games.models import Game, Hand, Move, PlayerRating, RatingChange, Table
 from games.selectors.replays import build_hand_replay, verify_game
 from games.services import scheduler
+from games.services.errors import ServiceError
 from games.services.history import ratings
 from games.services.play import autoplay
 from games.services.play.play import abandon_match, submit_action
@@ -57,8 +58,8 @@ def play_a_turn(game: Game, users) -> int:
     return submit_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": card}, user=users[seat])
 
 
-def refusal(**kwargs) -> IllegalMove:
-    with pytest.raises(IllegalMove) as info:
+def refusal(**kwargs) -> ServiceError:
+    with pytest.raises(ServiceError) as info:
         abandon_match(**kwargs)
     return info.value
 
@@ -145,7 +146,7 @@ def test_abandoning_finishes_the_match_for_the_other_side_with_the_hand_unscored
     # Nothing more happens to a finished game: old timers and computer tasks are stale, actions refused.
     assert autoplay.handle_due(game.pk, version) == "stale"
     assert autoplay.play_computer_move(game.pk, version + 1) == "stale"
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(ServiceError) as info:
         submit_action(game_id=game.pk, seat=0, action={"type": "draw"}, user=anna)
     assert info.value.code == "not_playing"
     scheduler.run_due(clock.now() + timedelta(hours=1))  # nothing of a finished game is ever due
@@ -210,7 +211,7 @@ def test_on_a_rated_one_to_one_table_the_abandoning_player_loses_exactly_once(af
     assert (b.rating, b.games, b.wins) == (pytest.approx(1520.0), 1, 1)
 
     # A second abandon, a retried finish: nothing moves again.
-    with pytest.raises(IllegalMove):
+    with pytest.raises(ServiceError):
         abandon_match(table_id=table.pk, user=bruno)
     ratings.record_match_result(Game.objects.get(pk=game.pk))
     assert RatingChange.objects.count() == 2

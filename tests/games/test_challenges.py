@@ -16,8 +16,8 @@ from django.urls import reverse
 from games.live import clock
 from games.models import Challenge, Game, PlayerRating, Table
 from games.selectors.challenges import challenge_presets
+from games.services.errors import ServiceError
 from games.services.lobby import challenges
-from games.services.table.seating import TableError
 from tests.games.helpers import make_user
 from tests.games.test_matchmaking import app, lobby, needs_postgres_and_redis, people, receive, receive_type, seated
 
@@ -105,7 +105,7 @@ async def test_every_refusal_is_answered_in_italian_or_english_and_changes_nothi
     before = await challenge_rows()
 
     def refused(code, message, call):
-        with pytest.raises(TableError) as caught:
+        with pytest.raises(ServiceError) as caught:
             call()
         assert (caught.value.code, caught.value.message) == (code, message)
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 from accounts.selectors import search_players
 from games.engine import Ruleset
 from games.models import BotLevel, Challenge, Table
+from games.services.errors import ServiceError
 from games.services.table import seating
-from games.services.table.seating import TableError
 from tests.factories import make_user
 from tests.games.helpers import logged_in
 
@@ -90,7 +90,7 @@ def test_quick_play_without_a_variant_uses_the_remembered_one_and_refuses_bad_ch
     assert "Variante sconosciuta: scegli una delle varianti proposte." in response.content.decode()
     response = client.post(reverse("play_computer"), {"preset": "classico", "level": "campione"}, follow=True)
     assert "Livello del computer non valido." in response.content.decode() and Table.objects.count() == 1
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.play_against_computer(user=anna, level=BotLevel.MEDIO, preset="nessuna")
     assert exc.value.code == "bad_preset" and Table.objects.count() == 1
     anna.refresh_from_db()

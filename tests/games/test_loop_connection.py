@@ -84,7 +84,7 @@ async def test_a_stale_version_is_refused_on_the_loop_and_changes_nothing():
     await play.apply_action_async(game_id=game.pk, seat=seat, action=action, user=users[seat], expected_version=0)
     before = await reload(game)
     seat, action = await _next_action(game.pk)
-    with pytest.raises(play.IllegalMove) as refused:
+    with pytest.raises(play.ServiceError) as refused:
         await play.apply_action_async(game_id=game.pk, seat=seat, action=action, user=users[seat], expected_version=0)
     assert refused.value.code == "stale_version"
     after = await reload(game)

@@ -12,6 +12,7 @@ from games.engine import Game as EngineGame
 from games.engine import IllegalMove, Ruleset, replay
 from games.live import clock, frames
 from games.models import Game, Hand, Move, Seat, Table
+from games.services.errors import ServiceError
 from games.services.history import ratings
 from games.services.play.play import submit_action
 from games.services.table import turns
@@ -89,7 +90,7 @@ def test_only_the_seats_own_person_may_act():
     seat = game.to_move
     stranger = make_user("carla")
     for user in (stranger, users[1 - seat], None):
-        with pytest.raises(IllegalMove) as exc:
+        with pytest.raises(ServiceError) as exc:
             submit_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=user)
         assert exc.value.code == "not_your_seat"
         assert exc.value.message == "Puoi giocare solo per il tuo posto."
@@ -101,7 +102,7 @@ def test_stale_version_is_refused_and_nothing_changes():
     users, game = two_players()
     seat = game.to_move
     before = game.state
-    with pytest.raises(IllegalMove) as exc:
+    with pytest.raises(ServiceError) as exc:
         submit_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat], expected_version=3)
     assert exc.value.code == "stale_version"
     assert exc.value.message == "La partita è andata avanti: ecco la situazione aggiornata."
@@ -152,7 +153,7 @@ def test_timeouts_and_computer_moves_on_a_persons_seat_are_counted_as_covered(mo
     # Everyone at the table is told the computer no longer covers the seat.
     presence_frames = [f for g, f in cap.sent if f["type"] == "presence" and g.endswith(".all")]
     assert presence_frames and presence_frames[-1]["seats"][seat]["covered_by_computer"] is False
-    with pytest.raises(IllegalMove) as exc:
+    with pytest.raises(ServiceError) as exc:
         submit_action(game_id=game.pk, seat=0, action={"type": "draw"}, actor="robot")
     assert exc.value.code == "bad_actor"
 
@@ -234,7 +235,7 @@ def test_the_match_ends_when_a_side_reaches_the_target(hooks, monkeypatch):
     assert hooks["ratings"] == [(game.pk, True, 0)]
     over = [f for g, f in cap.sent if f["type"] == "hand_over"]
     assert over and all(f["match_over"] and f["winner_side"] == 0 for f in over)
-    with pytest.raises(IllegalMove) as exc:
+    with pytest.raises(ServiceError) as exc:
         submit_action(game_id=game.pk, seat=1, action={"type": "draw"}, user=users[1], expected_version=version)
     assert exc.value.code == "not_playing"
 

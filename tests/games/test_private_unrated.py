@@ -11,9 +11,9 @@ from django.urls import reverse
 
 from games.engine import Ruleset
 from games.models import Game, PlayerRating, RatingChange, Seat, Table
+from games.services.errors import ServiceError
 from games.services.history.ratings import record_match_result
 from games.services.table import seating
-from games.services.table.seating import TableError
 from tests.games.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ FORM = {
 
 def test_service_refuses_a_rated_private_table_and_creates_nothing():
     anna = make_user("anna")
-    with pytest.raises(TableError) as excinfo:
+    with pytest.raises(ServiceError) as excinfo:
         seating.create_table(creator=anna, ruleset=Ruleset.preset("classico"), rated=True, private=True)
     assert excinfo.value.code == "private_unrated"
     assert MESSAGE in excinfo.value.message

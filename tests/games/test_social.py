@@ -18,16 +18,17 @@ from games.models import Block, Challenge, Follow, Notification, QueueEntry, Sea
 from games.selectors import notifications as bell_selectors
 from games.selectors import social as social_selectors
 from games.services import notifications
+from games.services.errors import ServiceError
 from games.services.lobby import challenges, matchmaking, rematch, social
-from games.services.table.seating import TableError, create_table
+from games.services.table.seating import create_table
 from tests.factories import finished_match
 from tests.games.helpers import make_user, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def refused(call, **kwargs) -> TableError:
-    with pytest.raises(TableError) as info:
+def refused(call, **kwargs) -> ServiceError:
+    with pytest.raises(ServiceError) as info:
         call(**kwargs)
     return info.value
 

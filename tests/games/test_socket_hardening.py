@@ -16,8 +16,9 @@ from burraco_site.origin import origin_allowed
 from games.consumers import base
 from games.engine import Ruleset
 from games.models import Table
+from games.services.errors import ServiceError
 from games.services.table import turns
-from games.services.table.seating import TableError, create_table
+from games.services.table.seating import create_table
 from tests.conftest import ROOT
 from tests.games.helpers import make_user, session_cookie, started_table, ws_headers
 from tests.games.test_consumers import TIMEOUT, asgi_application, receive_type
@@ -156,11 +157,11 @@ def test_past_the_sized_number_of_tables_new_ones_are_refused_in_italian_and_eng
     with override_settings(MAX_TABLES_IN_PLAY=2):
         create_table(creator=anna, ruleset=Ruleset.preset("classico"))
         create_table(creator=anna, ruleset=Ruleset.preset("classico"))
-        with pytest.raises(TableError) as refused:
+        with pytest.raises(ServiceError) as refused:
             create_table(creator=anna, ruleset=Ruleset.preset("classico"))
         assert refused.value.code == "site_full"
         assert refused.value.message.startswith("Il sito è al completo")
-        with translation.override("en"), pytest.raises(TableError) as refused:
+        with translation.override("en"), pytest.raises(ServiceError) as refused:
             create_table(creator=anna, ruleset=Ruleset.preset("classico"))
         assert refused.value.message.startswith("The site is full")
     assert Table.objects.count() == 2

@@ -15,9 +15,10 @@ from games.live import clock
 from games.models import Game, Hand, Rematch, Seat, Table
 from games.selectors.replays import log_labels, table_log
 from games.selectors.rules import table_rules
+from games.services.errors import ServiceError
 from games.services.lobby import rematch
 from games.services.play.play import abandon_match, submit_action
-from games.services.table.seating import TableError, create_table, fill_with_computer
+from games.services.table.seating import create_table, fill_with_computer
 from tests.games.helpers import capture, make_user, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -179,11 +180,11 @@ def test_rematch_with_a_computer_needs_only_the_person(monkeypatch):
 def test_rematch_refusals_change_nothing():
     anna, bruno = make_user("anna"), make_user("bruno")
     playing = started_table([anna, bruno])
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         rematch.offer_rematch(table_id=playing.pk, user=anna)
     assert exc.value.code == "not_finished"
     table = finished_table([make_user("carla"), make_user("dario")])
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         rematch.offer_rematch(table_id=table.pk, user=anna)
     assert exc.value.code == "not_seated" and exc.value.message == "Non sei seduto a questo tavolo."
     assert not Rematch.objects.exists()

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from games.engine import Ruleset
 from games.models import BotLevel, Game, Hand, Seat, Table
+from games.services.errors import ServiceError
 from games.services.table import seating
-from games.services.table.seating import TableError
 from tests.games.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -60,13 +60,13 @@ def test_create_table_refuses_a_two_player_preset_for_four(preset):
 
     anna = make_user("anna")
     ruleset = Ruleset.preset(preset, players=4)
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.create_table(creator=anna, ruleset=ruleset)
     label = {"mano_unica": "Mano unica", "testa_a_testa": "Testa a testa"}[preset]
     assert exc.value.code == "two_players_only"
     assert refused(exc) == (f"La variante {label} si gioca solo in due: scegli 2 giocatori "
                             "o la variante Classico.")
-    with translation.override("en"), pytest.raises(TableError) as exc:
+    with translation.override("en"), pytest.raises(ServiceError) as exc:
         seating.create_table(creator=anna, ruleset=ruleset)
     english = {"mano_unica": "Single hand", "testa_a_testa": "Head to head"}[preset]
     assert refused(exc) == (f"The {english} variant is for two players only: choose 2 players "
@@ -74,7 +74,7 @@ def test_create_table_refuses_a_two_player_preset_for_four(preset):
     assert not Table.objects.exists() and not Seat.objects.exists()
     from games.benchmarks.sample_games import record_sample_match
 
-    with pytest.raises(TableError):  # recorded sample matches go by the same rule
+    with pytest.raises(ServiceError):  # recorded sample matches go by the same rule
         record_sample_match([anna, None, None, None], preset=preset)
     assert not Table.objects.exists()
     # With two players the same preset opens a table; classico is played by four as well.
@@ -125,10 +125,10 @@ def test_sitting_in_a_taken_seat_is_refused_in_italian():
     anna, bruno, carla = make_user("anna"), make_user("bruno"), make_user("carla")
     table = new_table(anna, players=4)
     seating.sit(table_id=table.pk, user=bruno, position=2)
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.sit(table_id=table.pk, user=carla, position=2)
     assert refused(exc) == "Questo posto è già occupato."
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.sit(table_id=table.pk, user=carla, position=7)
     assert refused(exc) == "Questo posto non esiste a questo tavolo."
 
@@ -150,13 +150,13 @@ def test_leave_before_start_and_refused_after():
     seating.sit(table_id=table.pk, user=bruno, position=1)
     seating.leave(table_id=table.pk, user=bruno)
     assert Seat.objects.get(table=table, position=1).is_empty
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.leave(table_id=table.pk, user=carla)
     assert refused(exc) == "Non sei seduto a questo tavolo."
 
     two = new_table(anna)
     seating.sit(table_id=two.pk, user=bruno, position=1)
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.leave(table_id=two.pk, user=bruno)
     assert refused(exc) == "La partita è già iniziata: non puoi lasciare il posto."
 
@@ -173,7 +173,7 @@ def test_a_table_left_by_every_person_is_abandoned():
 def test_rated_table_refuses_computer_players():
     anna = make_user("anna")
     table = new_table(anna, rated=True)
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.fill_with_computer(table_id=table.pk, user=anna, position=1, level="medio")
     assert refused(exc) == "Una partita valida per la classifica si gioca solo tra persone: niente computer."
     assert Seat.objects.get(table=table, position=1).is_empty
@@ -182,13 +182,13 @@ def test_rated_table_refuses_computer_players():
 def test_fill_refusals_and_filling_the_last_seat_starts():
     anna, bruno = make_user("anna"), make_user("bruno")
     table = new_table(anna, players=4)
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.fill_with_computer(table_id=table.pk, user=bruno, position=1, level="medio")
     assert refused(exc) == "Per aggiungere il computer devi essere seduto al tavolo."
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.fill_with_computer(table_id=table.pk, user=anna, position=1, level="campione")
     assert refused(exc) == "Livello del computer non valido."
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.fill_with_computer(table_id=table.pk, user=anna, position=0, level="medio")
     assert refused(exc) == "Questo posto è già occupato."
     for position in (1, 2, 3):
@@ -201,14 +201,14 @@ def test_fill_refusals_and_filling_the_last_seat_starts():
 def test_start_refused_until_full_and_sitting_refused_once_started():
     anna, bruno, carla = make_user("anna"), make_user("bruno"), make_user("carla")
     table = new_table(anna)
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.start_table(table_id=table.pk, user=anna)
     assert refused(exc).startswith("Mancano ancora dei giocatori")
     seating.sit(table_id=table.pk, user=bruno, position=1)
-    with pytest.raises(TableError) as exc:
+    with pytest.raises(ServiceError) as exc:
         seating.sit(table_id=table.pk, user=carla, position=1)
     assert refused(exc) == "La partita a questo tavolo è già iniziata o finita."
-    with pytest.raises(TableError):
+    with pytest.raises(ServiceError):
         seating.start_table(table_id=table.pk, user=anna)
     assert Game.objects.filter(table=table).count() == 1
 
@@ -220,7 +220,7 @@ def test_play_against_computer_creates_fills_and_starts():
     seats = list(table.seats.order_by("position"))
     assert seats[0].user == anna and seats[1].bot_level == "principiante"
     assert Game.objects.get(table=table).version == 0
-    with pytest.raises(TableError):
+    with pytest.raises(ServiceError):
         seating.play_against_computer(user=anna, level="nessuno")
 
 

@@ -103,7 +103,7 @@ def test_a_stale_version_named_by_the_client_is_refused_and_changes_nothing():
     game = Game.objects.get(table=started_table(users))
     seat, drawn = _draw(game, users)
     card = _a_natural(game.pk, seat)
-    with pytest.raises(play.IllegalMove) as refused:
+    with pytest.raises(play.ServiceError) as refused:
         apply_action(game_id=game.pk, seat=seat, action={"type": "discard", "card": card},
                      user=users[seat], expected_version=drawn.version - 1)
     assert refused.value.code == "stale_version"
@@ -121,10 +121,10 @@ def test_a_refusal_is_judged_on_the_game_not_on_the_kept_position():
     play.abandon_match(table_id=game.table_id, user=users[1 - seat])
     # On the kept position it is not this seat's turn: the engine would say so; the game says
     # the match is over, and that is the answer.
-    with pytest.raises(play.IllegalMove) as refused:
+    with pytest.raises(play.ServiceError) as refused:
         apply_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat])
     assert refused.value.code == "not_playing"
-    with pytest.raises(play.IllegalMove) as refused:
+    with pytest.raises(play.ServiceError) as refused:
         apply_action(game_id=game.pk, seat=1 - seat, action={"type": "draw"}, user=users[1 - seat])
     assert refused.value.code == "not_playing"
 

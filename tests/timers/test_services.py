@@ -25,14 +25,14 @@ from burraco_site.celery import app
 from games import tasks
 from games.bots import choose_action
 from games.engine import Game as EngineGame
-from games.engine import IllegalMove, Ruleset
+from games.engine import Ruleset
 from games.live import clock, presence, transport
 from games.models import Game, Move, SchedulerState, Seat, Table
 from games.services import scheduler
+from games.services.errors import ServiceError
 from games.services.play import autoplay
 from games.services.play.play import submit_action
 from games.services.table import attendance, seating, turns
-from games.services.table.seating import TableError
 from tests.games.helpers import capture, make_user
 
 pytestmark = pytest.mark.django_db
@@ -186,7 +186,7 @@ def test_a_person_and_the_timer_racing_one_wins_never_both():
     seat = game.to_move
     clock.advance(31)
     assert autoplay.handle_due(game.pk, 0) == "timeout"
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(ServiceError) as info:
         submit_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat], expected_version=0)
     assert info.value.code == "stale_version"
     assert [m[1] for m in moves_of(game)] == ["timeout", "timeout"]
@@ -228,7 +228,7 @@ def test_two_timeouts_in_a_row_cover_the_seat_and_sono_tornato_ends_it(monkeypat
     clock.advance(turns.COMPUTER_SLACK_SECONDS + 1)
     assert scheduler.run_due(clock.now()) == {"computer": 1}
     assert moves_of(game)[-1][:2] == (first, "computer")
-    with pytest.raises(TableError):
+    with pytest.raises(ServiceError):
         autoplay.reclaim_seat(game.table_id, 1 - first, seat.user)  # not their seat
     cap.clear()
     autoplay.reclaim_seat(game.table_id, first, seat.user)

@@ -18,8 +18,8 @@ from games.live import clock
 from games.models import Game, RatingChange, Seat, Table, Tournament, TournamentEntry, TournamentPairing
 from games.selectors import tournaments as selectors
 from games.services import tournaments
+from games.services.errors import ServiceError
 from games.services.play.play import abandon_match, submit_action
-from games.services.table.seating import TableError
 from tests.games.helpers import capture, make_user
 
 pytestmark = pytest.mark.django_db
@@ -41,12 +41,12 @@ def snapshot() -> tuple:
 
 def refused(code: str, call, english: str) -> None:
     before = snapshot()
-    with pytest.raises(TableError) as it:
+    with pytest.raises(ServiceError) as it:
         call()
     assert it.value.code == code
     assert snapshot() == before, "a refusal changed something"
     with translation.override("en"):
-        with pytest.raises(TableError) as again:
+        with pytest.raises(ServiceError) as again:
             call()
         assert english in again.value.message, again.value.message
 
@@ -109,16 +109,16 @@ def test_a_full_event_and_withdrawal_before_the_start(monkeypatch):
 
 
 def test_bad_creation_is_refused():
-    with pytest.raises(TableError) as it:
+    with pytest.raises(ServiceError) as it:
         sit_and_go(6)
     assert it.value.code == "bad_size"
     for kwargs, code in [({"rounds": 4}, "bad_rounds"),
                          ({"target": 2005}, "bad_target"), ({"preset": "nessuno"}, "bad_preset"),
                          ({"players": 4}, "two_players_only")]:
-        with pytest.raises(TableError) as it:
+        with pytest.raises(ServiceError) as it:
             sit_and_go(4, **kwargs)
         assert it.value.code == code
-    with pytest.raises(TableError) as it:
+    with pytest.raises(ServiceError) as it:
         tournaments.create_tournament(name="X", kind="scheduled", capacity=8, starts_at=clock.now())
     assert it.value.code == "bad_start"
     assert Tournament.objects.count() == 0

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from games.services import tournaments
-from games.services.table.seating import TableError
+from games.services.errors import ServiceError
 
 
 class Command(BaseCommand):
@@ -41,6 +41,6 @@ class Command(BaseCommand):
                 name=options["name"], kind=options["kind"], capacity=options["capacity"], rounds=options["rounds"],
                 players=options["players"], preset=options["preset"], target=options["target"],
                 starts_at=starts_at, description=options["description"])
-        except TableError as exc:
+        except ServiceError as exc:
             raise CommandError(exc.message) from None
         self.stdout.write(f"tournament {t.pk}: /tornei/{t.pk}/")

@@ -35,7 +35,7 @@ from games.bots.knowledge import determinize
 from games.engine import replay
 from games.models import Analysis, Game, Hand, Move, Seat
 from games.selectors.replays import card_short
-from games.services.table.seating import TableError
+from games.services.errors import ServiceError
 
 logger = logging.getLogger("games.analysis")
 
@@ -151,10 +151,9 @@ def analyse_game(game: Game, *, worlds: int | None = None) -> tuple[list[dict], 
 
 def request_analysis(game: Game) -> Analysis:
     """Queue the analysis of a finished game (once: a second request returns the first, unless
-    it failed, which queues it again). Raises TableError for a game still in play."""
+    it failed, which queues it again). Raises ServiceError for a game still in play."""
     if not game.finished:
-        raise TableError("analysis_unfinished",
-                         _("La partita è ancora in corso: l'analisi si chiede a partita finita."))
+        raise ServiceError("analysis_unfinished")
     with transaction.atomic():
         analysis, created = Analysis.objects.select_for_update().get_or_create(game=game)
         if not created and analysis.status != Analysis.Status.FAILED:

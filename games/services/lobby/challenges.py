@@ -11,7 +11,7 @@
 - `decline_challenge` (the invitee) and `cancel_challenge` (the challenger) close it; both
   people hear it.
 
-Refusals raise `TableError` (code, Italian message) and change nothing.
+Refusals raise `ServiceError` (games/services/errors.py) and change nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils.translation import gettext as _
 
 from games.engine import Ruleset
 from games.live import clock, transport
@@ -31,12 +30,13 @@ from games.models import Block, Challenge
 from games.selectors import challenges as selectors
 from games.selectors.matchmaking import matched_frame, seat_names
 from games.services import notifications
-from games.services.table.seating import TableError, create_table, sit
+from games.services.errors import ServiceError
+from games.services.table.seating import create_table, sit
 
 
 def _require_login(user) -> None:
     if user is None or not user.is_authenticated:
-        raise TableError("login_required", _("Per sfidare un giocatore bisogna entrare con il proprio account."))
+        raise ServiceError("login_required:challenge")
 
 
 def _tell_both(challenge: Challenge, now: datetime, extra: list[tuple[str, dict[str, Any]]] = ()) -> None:
@@ -57,19 +57,17 @@ def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | No
     invitee = (get_user_model().objects.filter(username__iexact=username.strip(), is_active=True).first()
                if isinstance(username, str) and username else None)
     if invitee is None:
-        raise TableError("no_player", _("Questo giocatore non esiste."))
+        raise ServiceError("no_player")
     if invitee.pk == challenger.pk:
-        raise TableError("self_challenge", _("Non puoi sfidare te stesso: scegli un altro giocatore."))
+        raise ServiceError("self_challenge")
     blocks = set(Block.objects.filter(Q(blocker=challenger, blocked=invitee) | Q(blocker=invitee, blocked=challenger))
                  .values_list("blocker_id", flat=True))
     if challenger.pk in blocks:
-        raise TableError("you_block", _("Hai bloccato %(name)s: sbloccalo prima di sfidarlo.")
-                         % {"name": invitee.username})
+        raise ServiceError("you_block:challenge", name=invitee.username)
     if blocks:
-        raise TableError("blocked", _("Non puoi sfidare %(name)s: questo giocatore non accetta tuoi inviti.")
-                         % {"name": invitee.username})
+        raise ServiceError("blocked:challenge", name=invitee.username)
     if not selectors.is_challenge_preset(preset):
-        raise TableError("bad_preset", _("Variante sconosciuta: scegli una delle varianti proposte."))
+        raise ServiceError("bad_preset")
     ruleset = Ruleset.preset(preset, players=2)
     with transaction.atomic():
         # An invitation past its time no longer blocks a new one: mark it for what it is.
@@ -82,9 +80,7 @@ def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | No
                     created_at=now, expires_at=now + timedelta(seconds=settings.CHALLENGE_EXPIRE_SECONDS),
                 )
         except IntegrityError:
-            raise TableError("already_challenged", _(
-                "Hai già invitato %(name)s: aspetta la sua risposta o annulla l'invito.")
-                % {"name": invitee.username}) from None
+            raise ServiceError("already_challenged", name=invitee.username) from None
         notifications.challenge_sent(challenge)
         _tell_both(challenge, now)
     return challenge
@@ -93,18 +89,18 @@ def send_challenge(*, challenger, username: Any, preset: Any, now: datetime | No
 def _locked(challenge_id: Any, user, now: datetime, *, as_invitee: bool) -> Challenge:
     """The invitation under its row lock, if it is this person's to answer and still pending."""
     if not isinstance(challenge_id, int) or isinstance(challenge_id, bool):
-        raise TableError("no_challenge", _("Questo invito non esiste."))
+        raise ServiceError("no_challenge")
     mine = {"invitee": user} if as_invitee else {"challenger": user}
     challenge = (Challenge.objects.select_for_update(of=("self",)).select_related("challenger", "invitee")
                  .filter(pk=challenge_id, **mine).first())
     if challenge is None:  # someone else's invitation reads as none at all
-        raise TableError("no_challenge", _("Questo invito non esiste."))
+        raise ServiceError("no_challenge")
     if challenge.status == Challenge.Status.ACCEPTED:
-        raise TableError("already_accepted", _("Questo invito è già stato accettato."))
+        raise ServiceError("already_accepted")
     if challenge.status != Challenge.Status.PENDING:
-        raise TableError("not_pending", _("Questo invito non è più valido: è stato rifiutato o annullato."))
+        raise ServiceError("not_pending")
     if challenge.expires_at <= now:
-        raise TableError("expired", _("Questo invito è scaduto: chiedi una nuova sfida."))
+        raise ServiceError("expired")
     return challenge
 
 

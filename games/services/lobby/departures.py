@@ -16,34 +16,27 @@ from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Q
-from django.utils.translation import gettext as _
 
 from games.live import transport
 from games.models import Block, Challenge, Follow, Notification, QueueEntry, Seat, Table, Tournament, TournamentEntry
 from games.selectors.challenges import challenge_frame
-from games.services.table.seating import TableError
+from games.services.errors import ServiceError
 
 
 def check_can_leave(user) -> None:
-    """Raise TableError when the person may not delete their account now (reads only)."""
+    """Raise ServiceError when the person may not delete their account now (reads only)."""
     seat = (Seat.objects.filter(user=user, table__status__in=[Table.Status.WAITING, Table.Status.PLAYING])
             .select_related("table").order_by("-table__created_at").first())
     if seat is not None and seat.table.status == Table.Status.PLAYING:
-        raise TableError("seated_playing", _(
-            "Stai giocando al tavolo %(n)s: finisci la partita o abbandonala prima di eliminare l'account.")
-            % {"n": seat.table_id})
+        raise ServiceError("seated_playing", n=seat.table_id)
     if seat is not None:
-        raise TableError("seated_waiting", _(
-            "Sei seduto al tavolo %(n)s, che aspetta giocatori: alzati dal tavolo prima di eliminare l'account.")
-            % {"n": seat.table_id})
+        raise ServiceError("seated_waiting", n=seat.table_id)
     entry = (TournamentEntry.objects.filter(Q(user=user) | Q(partner=user), withdrawn_at__isnull=True,
                                             tournament__status__in=[Tournament.Status.REGISTERING,
                                                                     Tournament.Status.RUNNING])
              .select_related("tournament").first())
     if entry is not None:
-        raise TableError("in_tournament", _(
-            "Sei iscritto al torneo «%(name)s»: ritirati dal torneo prima di eliminare l'account.")
-            % {"name": entry.tournament.name})
+        raise ServiceError("in_tournament", name=entry.tournament.name)
 
 
 def clear_for_departure(user, now: datetime) -> None:

@@ -32,7 +32,7 @@ Daphne or worker restart and any process may serve any person in it:
   entry not heard of for `QUEUE_STALE_SECONDS` (its Daphne process died and the page did not
   come back) is dropped too.
 
-Refusals raise `TableError` (code, Italian message), as the other table services do.
+Refusals raise `ServiceError` (games/services/errors.py), as the other table services do.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.utils.translation import gettext as _
 
 from games.engine import PRESETS, Ruleset
 from games.live import clock, transport
@@ -58,8 +57,8 @@ from games.selectors import matchmaking as queue_selectors
 from games.selectors import social as social_selectors
 from games.selectors.matchmaking import MODE_PLAYERS, rating_window
 from games.selectors.reliability import RELIABILITY_MIX_SECONDS, RELIABLE_SHARE, seats_summary
+from games.services.errors import ServiceError
 from games.services.table.seating import (
-    TableError,
     batched_announcements,
     check_capacity,
     check_players,
@@ -85,9 +84,9 @@ def _computer_after_seconds() -> float:
 def _ruleset(mode: Any, preset: Any) -> Ruleset:
     """The rules of a queue, or a refusal saying what was wrong."""
     if not isinstance(mode, str) or mode not in MODE_PLAYERS:
-        raise TableError("bad_mode", _("Modalità sconosciuta: scegli 1 contro 1 oppure a coppie."))
+        raise ServiceError("bad_mode")
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise TableError("bad_preset", _("Variante sconosciuta: scegli una delle varianti proposte."))
+        raise ServiceError("bad_preset")
     ruleset = Ruleset.preset(preset, players=MODE_PLAYERS[mode])
     check_players(ruleset)  # mano_unica and testa_a_testa are for two
     return ruleset
@@ -109,7 +108,7 @@ def join_queue(*, user, mode: Any, preset: Any, computer_after: Any = False, par
     entry is an invitation until the partner queues naming them back (their lobby page offers
     it: `pair_invite`), and the two are then matched together, as partners.
 
-    Refused (TableError, nothing written) when not signed in, for an unknown mode or preset or a
+    Refused (ServiceError, nothing written) when not signed in, for an unknown mode or preset or a
     preset not played in that mode, when the site is full, when the person already waits in a
     queue (`already_queued`), when a table the queue gave them is still in play
     (`already_matched`), when they sit at another table in play (`playing_elsewhere`), and for a
@@ -119,7 +118,7 @@ def join_queue(*, user, mode: Any, preset: Any, computer_after: Any = False, par
     _require_login(user)
     _ruleset(mode, preset)
     if not isinstance(computer_after, bool):
-        raise TableError("bad_frame", _("Messaggio non valido."))
+        raise ServiceError("bad_frame")
     mate = _partner(user, mode, partner)
     check_capacity()
     entry = _join(user, mode, preset, computer_after and mate is None, mate, now or clock.now())
@@ -133,14 +132,14 @@ def _partner(user, mode: str, partner: Any):
     if partner is None or partner == "":
         return None
     if not isinstance(partner, str):
-        raise TableError("bad_frame", _("Messaggio non valido."))
+        raise ServiceError("bad_frame")
     if mode != "4p":
-        raise TableError("partner_pairs_only", _("Si gioca in coppia con un compagno solo nella modalità a coppie."))
+        raise ServiceError("partner_pairs_only")
     mate = get_user_model().objects.filter(username=partner, is_active=True).first()
     if mate is None:
-        raise TableError("no_player", _("Questo giocatore non esiste."))
+        raise ServiceError("no_player")
     if mate.pk == user.pk:
-        raise TableError("self_partner", _("Non puoi fare coppia con te stesso: scegli un altro giocatore."))
+        raise ServiceError("self_partner")
     return mate
 
 
@@ -148,16 +147,12 @@ def _join(user, mode: str, preset: str, computer_after: bool, mate, now: datetim
     with transaction.atomic():
         status, table_id = queue_selectors.queue_status(user)
         if status == QueueEntry.Status.WAITING:
-            raise TableError("already_queued", _already_queued_message())
+            raise ServiceError("already_queued")
         if status == QueueEntry.Status.MATCHED:
-            raise TableError("already_matched", _(
-                "Hai già una partita in corso al tavolo %(n)s, trovata dalla coda: finiscila prima di "
-                "cercarne un'altra.") % {"n": table_id})
+            raise ServiceError("already_matched", n=table_id)
         reliability, playing = seats_summary(user)
         if playing is not None:
-            raise TableError("playing_elsewhere", _(
-                "Stai giocando al tavolo %(n)s: finisci o abbandona quella partita prima di cercarne "
-                "un'altra.") % {"n": playing})
+            raise ServiceError("playing_elsewhere", n=playing)
         invited_by = None
         if mate is not None:
             invited_by = _check_partner(user, mate, mode, preset)
@@ -169,7 +164,7 @@ def _join(user, mode: str, preset: str, computer_after: bool, mate, now: datetim
                     partner=mate, joined_at=now, seen_at=now,
                 )
         except IntegrityError:  # the same person queued from another tab at the same instant
-            raise TableError("already_queued", _already_queued_message()) from None
+            raise ServiceError("already_queued") from None
         seconds = _computer_after_seconds()
         messages = [(transport.user_group(user.pk),
                      queue_selectors.waiting_frame(entry, now, seconds, partner_ready=invited_by is not None))]
@@ -198,15 +193,11 @@ def _check_partner(user, mate, mode: str, preset: str) -> QueueEntry | None:
     if theirs is not None:
         if theirs.partner_id == user.pk and (theirs.mode, theirs.preset) == (mode, preset):
             return theirs
-        raise TableError("partner_queued", _(
-            "%(name)s è già in coda per un'altra partita: potrete fare coppia quando avrà finito la "
-            "ricerca.") % {"name": mate.username})
+        raise ServiceError("partner_queued", name=mate.username)
     status, table_id = queue_selectors.queue_status(mate)
     playing = table_id if status == QueueEntry.Status.MATCHED else queue_selectors.table_in_play(mate)
     if playing is not None:
-        raise TableError("partner_playing", _(
-            "%(name)s sta giocando al tavolo %(n)s: potrete fare coppia quando avrà finito.")
-            % {"name": mate.username, "n": playing})
+        raise ServiceError("partner_playing", name=mate.username, n=playing)
     return None
 
 
@@ -241,11 +232,7 @@ def match_soon(queue: tuple[str, str], now: datetime | None = None) -> None:
 
 def _require_login(user) -> None:
     if user is None or not user.is_authenticated:
-        raise TableError("login_required", _("Per giocare con altre persone bisogna entrare con il proprio account."))
-
-
-def _already_queued_message() -> str:
-    return _("Sei già in coda per una partita: annulla la ricerca in corso prima di cominciarne un'altra.")
+        raise ServiceError("login_required:queue")
 
 
 def leave_queue(*, user) -> None:
@@ -258,7 +245,7 @@ def leave_queue(*, user) -> None:
         entry = (QueueEntry.objects.select_for_update().select_related("user")
                  .filter(user=user, status=QueueEntry.Status.WAITING).first())
         if entry is None:
-            raise TableError("not_queued", _("Non sei in coda per nessuna partita."))
+            raise ServiceError("not_queued")
         messages: Messages = [(transport.user_group(user.pk), queue_selectors.idle_frame("cancelled"))]
         messages += _break_pairs([entry], "partner_left")
         entry.delete()
@@ -276,7 +263,7 @@ def decline_pair(*, user, username: Any) -> None:
         named_back = entry is not None and QueueEntry.objects.filter(
             user=user, partner_id=entry.user_id, status=QueueEntry.Status.WAITING).exists()
         if entry is None or named_back:
-            raise TableError("no_invitation", _("Questo invito non esiste."))
+            raise ServiceError("no_invitation")
         entry.delete()
         _deliver_after_commit([
             (transport.user_group(entry.user_id), queue_selectors.idle_frame("partner_declined")),
@@ -653,7 +640,7 @@ def _in_savepoint(open_table, what: str) -> str:
     try:
         with transaction.atomic():
             open_table()
-    except TableError as exc:
+    except ServiceError as exc:
         log.warning("matchmaking: no table for %s: %s", what, exc.code)
         return "full" if exc.code == "site_full" else "failed"
     except Exception:  # noqa: BLE001 - one broken table must not keep the whole queue waiting

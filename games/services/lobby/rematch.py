@@ -13,7 +13,7 @@ An offer can also end without a new table: `decline_rematch` (a person at the ta
 `LEAVE_GRACE_SECONDS`, so a reload does not end it; an offer made after somebody already left
 ends at once the same way). Either way the `rematch` frame carries
 `ended` ("declined" or "left") and `ended_by` (the seat), and the table takes no further yes.
-Refusals (`refusals()`): declining with no offer open, saying yes to an offer that ended.
+Refusals (ServiceError): declining with no offer open, saying yes to an offer that ended.
 """
 
 from __future__ import annotations
@@ -22,32 +22,14 @@ from typing import Any
 
 from django.db import transaction
 from django.urls import reverse
-from django.utils.translation import gettext as _
 
 from games.live import clock, frames, presence, transport
 from games.models import Game, Hand, Rematch, Seat, Table, TournamentPairing
 from games.services import notifications
-from games.services.table.seating import TableError, start_game
+from games.services.errors import ServiceError
+from games.services.table.seating import start_game
 
 LEAVE_GRACE_SECONDS = 5.0  # a person's page may reload this long before their leaving ends the offer
-
-
-def refusals() -> dict[str, str]:
-    """The rematch's own refusals (code: Italian message), in the current language."""
-    return {
-        "no_table": _("Questo tavolo non esiste."),
-        "not_seated": _("Non sei seduto a questo tavolo."),
-        "not_finished": _("La rivincita si chiede quando la partita è finita."),
-        "no_offer": _("Non c'è nessuna rivincita da rifiutare: nessuno l'ha chiesta."),
-        "rematch_declined": _("La rivincita è stata rifiutata: a questo tavolo non se ne gioca un'altra."),
-        "rematch_left": _("La rivincita è finita perché qualcuno ha lasciato il tavolo."),
-        "rematch_started": _("La rivincita è già cominciata."),
-        "tournament_table": _("A un tavolo di torneo non c'è rivincita: il prossimo turno lo decide il torneo."),
-    }
-
-
-def _refuse(code: str) -> TableError:
-    return TableError(code, refusals()[code])
 
 
 def _frame(table: Table, rematch: Rematch | None, seats: list[Seat]) -> dict[str, Any]:
@@ -109,15 +91,15 @@ def _locked(table_id: int, user) -> tuple[Table, list[Seat], Seat]:
     try:
         table = Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise _refuse("no_table") from None
+        raise ServiceError("no_table") from None
     seats = list(table.seats.order_by("position"))
     mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
     if mine is None:
-        raise _refuse("not_seated")
+        raise ServiceError("not_seated")
     if table.status != Table.Status.FINISHED:
-        raise _refuse("not_finished")
+        raise ServiceError("not_finished")
     if TournamentPairing.objects.filter(table_id=table_id).exists():
-        raise _refuse("tournament_table")
+        raise ServiceError("tournament_table")
     return table, seats, mine
 
 
@@ -146,14 +128,14 @@ def _tell(table: Table, rematch: Rematch, seats: list[Seat], offered_by: int | N
 
 
 def offer_rematch(*, table_id: int, user) -> Rematch:
-    """`user`, seated at the finished table, asks for (or accepts) a rematch. Raises TableError
+    """`user`, seated at the finished table, asks for (or accepts) a rematch. Raises ServiceError
     (no_table, not_finished, not_seated, rematch_declined, rematch_left) and changes nothing
     when refused; a yes after the new table started changes nothing and is no error."""
     with transaction.atomic():
         table, seats, mine = _locked(table_id, user)
         rematch, _created = Rematch.objects.select_for_update().get_or_create(table=table)
         if rematch.ended:
-            raise _refuse("rematch_declined" if rematch.ended == Rematch.Ended.DECLINED else "rematch_left")
+            raise ServiceError("rematch_declined" if rematch.ended == Rematch.Ended.DECLINED else "rematch_left")
         if rematch.new_table_id is None:
             if mine.position not in rematch.accepted:
                 rematch.accepted = [*rematch.accepted, mine.position]
@@ -171,16 +153,16 @@ def offer_rematch(*, table_id: int, user) -> Rematch:
 
 def decline_rematch(*, table_id: int, user) -> Rematch:
     """`user`, seated at the finished table, says no to the rematch someone offered: the offer
-    ends for everybody at the table (nothing else changes). Raises TableError (no_table,
+    ends for everybody at the table (nothing else changes). Raises ServiceError (no_table,
     not_seated, not_finished, no_offer, rematch_started) and changes nothing when refused;
     saying no again to an offer that already ended changes nothing and is no error."""
     with transaction.atomic():
         table, seats, mine = _locked(table_id, user)
         rematch = Rematch.objects.select_for_update().filter(table=table).first()
         if rematch is None or (not rematch.accepted and not rematch.ended):
-            raise _refuse("no_offer")
+            raise ServiceError("no_offer")
         if rematch.new_table_id is not None:
-            raise _refuse("rematch_started")
+            raise ServiceError("rematch_started")
         if not rematch.ended:
             rematch.ended = Rematch.Ended.DECLINED
             rematch.ended_by = mine.position

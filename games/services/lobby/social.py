@@ -7,7 +7,7 @@
   (games/services/lobby/challenges.py) nor follow you, and the queue does not pair you
   (games/services/lobby/matchmaking.py).
 
-Refusals raise `TableError` (code, Italian message), the lobby's and the challenges' catalogue,
+Refusals raise `ServiceError` (games/services/errors.py), the lobby's and the challenges' catalogue,
 and change nothing.
 """
 
@@ -19,26 +19,24 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils.translation import gettext as _
 
 from games.live import clock, frames, presence, transport
 from games.models import Block, Challenge, Follow, Notification
 from games.selectors import social as selectors
 from games.selectors.challenges import challenge_frame
-from games.services.table.seating import TableError
+from games.services.errors import ServiceError
 
 
 def _require_login(user) -> None:
     if user is None or not user.is_authenticated:
-        raise TableError("login_required", _("Per seguire o bloccare un giocatore bisogna entrare con il proprio "
-                                             "account."))
+        raise ServiceError("login_required:social")
 
 
 def _player(username: Any):
     player = (get_user_model().objects.filter(username=username, is_active=True).first()
               if isinstance(username, str) and username else None)
     if player is None:
-        raise TableError("no_player", _("Questo giocatore non esiste."))
+        raise ServiceError("no_player")
     return player
 
 
@@ -48,16 +46,16 @@ def follow(*, user, username: Any, now: datetime | None = None) -> Follow:
     player = _player(username)
     names = {"name": player.username}
     if player.pk == user.pk:
-        raise TableError("self_follow", _("Non puoi seguire te stesso: scegli un altro giocatore."))
+        raise ServiceError("self_follow")
     if Block.objects.filter(blocker=user, blocked=player).exists():
-        raise TableError("you_block", _("Hai bloccato %(name)s: sbloccalo prima di seguirlo.") % names)
+        raise ServiceError("you_block:follow", **names)
     if Block.objects.filter(blocker=player, blocked=user).exists():
-        raise TableError("blocked", _("Non puoi seguire %(name)s: questo giocatore non lo permette.") % names)
+        raise ServiceError("blocked:follow", **names)
     try:
         with transaction.atomic():
             return Follow.objects.create(follower=user, followed=player, created_at=now or clock.now())
     except IntegrityError:
-        raise TableError("already_following", _("Segui già %(name)s.") % names) from None
+        raise ServiceError("already_following", **names) from None
 
 
 def unfollow(*, user, username: Any) -> None:
@@ -65,7 +63,7 @@ def unfollow(*, user, username: Any) -> None:
     _require_login(user)
     player = _player(username)
     if not Follow.objects.filter(follower=user, followed=player).delete()[0]:
-        raise TableError("not_following", _("Non segui %(name)s.") % {"name": player.username})
+        raise ServiceError("not_following", name=player.username)
 
 
 def block(*, user, username: Any, now: datetime | None = None) -> Block:
@@ -74,14 +72,14 @@ def block(*, user, username: Any, now: datetime | None = None) -> Block:
     _require_login(user)
     player = _player(username)
     if player.pk == user.pk:
-        raise TableError("self_block", _("Non puoi bloccare te stesso."))
+        raise ServiceError("self_block")
     now = now or clock.now()
     with transaction.atomic():
         try:
             with transaction.atomic():
                 row = Block.objects.create(blocker=user, blocked=player, created_at=now)
         except IntegrityError:
-            raise TableError("already_blocked", _("Hai già bloccato %(name)s.") % {"name": player.username}) from None
+            raise ServiceError("already_blocked", name=player.username) from None
         Follow.objects.filter(Q(follower=user, followed=player) | Q(follower=player, followed=user)).delete()
         between = Q(challenger=user, invitee=player) | Q(challenger=player, invitee=user)
         pending = list(Challenge.objects.select_for_update().select_related("challenger", "invitee")
@@ -106,7 +104,7 @@ def unblock(*, user, username: Any) -> None:
     _require_login(user)
     player = _player(username)
     if not Block.objects.filter(blocker=user, blocked=player).delete()[0]:
-        raise TableError("not_blocked", _("Non hai bloccato %(name)s.") % {"name": player.username})
+        raise ServiceError("not_blocked", name=player.username)
 
 
 def presence_changed(user_id: int) -> None:

@@ -27,7 +27,6 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
-from django.utils.translation import gettext as _
 
 from games.bots import choose_action
 from games.bots.knowledge import determinize
@@ -36,10 +35,11 @@ from games.engine import Game as EngineGame
 from games.engine import IllegalMove
 from games.live import clock, presence
 from games.models import Game, Seat, Table
+from games.services.errors import ServiceError
 from games.services.play.play import submit_action
 from games.services.table import attendance, turns
 from games.services.table.practice import stop_if_held
-from games.services.table.seating import TableError, take_seat_back
+from games.services.table.seating import take_seat_back
 from games.services.table.turns import bot_delay
 
 log = logging.getLogger(__name__)
@@ -179,7 +179,7 @@ def complete_turn(game_id: int, version: int) -> str:
     except (_Stale, Game.DoesNotExist):
         _count("stale")
         return "stale"
-    except IllegalMove as exc:
+    except (IllegalMove, ServiceError) as exc:
         if exc.code == "stale_version" or exc.code == "not_playing":
             _count("stale")
             return "stale"
@@ -217,7 +217,7 @@ def play_computer_move(game_id: int, version: int) -> str:
         action = timeout_actions(engine_game, position)[0]
     try:
         _submit(game_id=game_id, seat=position, action=action, actor="computer", expected_version=version)
-    except IllegalMove as exc:
+    except (IllegalMove, ServiceError) as exc:
         if exc.code in ("stale_version", "not_playing"):
             _count("stale")
             return "stale"
@@ -227,7 +227,7 @@ def play_computer_move(game_id: int, version: int) -> str:
         try:
             _submit(game_id=game_id, seat=position, action=fallback, actor="computer",
                     expected_version=version)
-        except IllegalMove:
+        except (IllegalMove, ServiceError):
             _count("stale")
             return "stale"
     _count("computer")
@@ -262,5 +262,5 @@ def reclaim_seat(table_id: int, position: int, user) -> Seat:
 
     seat = Seat.objects.filter(table_id=table_id, user=user).first()
     if seat is not None and seat.position != position:
-        raise TableError("not_your_seat", _("Puoi giocare solo per il tuo posto."))
+        raise ServiceError("not_your_seat")
     return take_seat_back(table_id=table_id, user=user)

@@ -13,7 +13,10 @@ One writer per game, two ways:
   find v+1 and are refused (`stale_version`) or, when they did not name a version, try again.
 - the locked path (SQLite, the end of a hand, a person taking a seat back from the computer):
   `SELECT ... FOR UPDATE` on the game row and the ORM, inside one transaction.
-Both leave the same rows, and a refused action changes nothing on either.
+Both ask the one pure planner (games/services/table/turn_plan.py) what the action means: the seat's
+refusals, who moves next, the deadline and the due time, the bell, the computer to queue; they
+differ only in how they read and write. Both leave the same rows, and a refused action changes
+nothing on either.
 
 `abandon_match` is the other way a match can end: a seated person gives it up, under the lock,
 and the match finishes through the same `_finish_match` as one played to the end.
@@ -31,51 +34,42 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from burraco_site import dbasync
 from burraco_site.dbthreads import admitted, run_db
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove
-from games.live import frames, presence, transport
+from games.live import clock, frames, presence, transport
 from games.live.transport import Messages
 from games.models import Game, Hand, Move, Seat, Table
 from games.selectors.tables import get_table, snapshot_frame
 from games.services import notifications, tournaments
+from games.services.errors import ServiceError
 from games.services.history import ratings
 from games.services.history.analysis import queue_after_game
 from games.services.table import attendance, turns
 from games.services.table.seating import _announce_now
-from games.services.table.turns import SeatFacts
+from games.services.table.turn_plan import (
+    Position,
+    SeatFacts,
+    TableClock,
+    Turn,
+    TurnPlan,
+    game_refusal,
+    plan_turn,
+    seat_refusal,
+)
 
 log = logging.getLogger(__name__)
 
 ACTORS = {c.value for c in Move.Actor}
 RETRIES = 5  # optimistic writes retried when no version was named and another writer won
 
-__all__ = ["Applied", "IllegalMove", "abandon_match", "apply_action", "submit_action"]
-
-
-def _refuse(code: str, message: str) -> IllegalMove:
-    return IllegalMove(code, message)
-
-
-def refusal(code: str) -> IllegalMove:
-    """The service's own refusals, each with its message in one place."""
-    messages = {
-        "bad_actor": _("Chi gioca questa mossa?"),
-        "not_playing": _("La partita non è in corso."),
-        "stale_version": _("La partita è andata avanti: ecco la situazione aggiornata."),
-        "not_your_seat": _("Puoi giocare solo per il tuo posto."),
-        "not_seated": _("Non sei seduto a questo tavolo."),
-        "no_table": _("Questo tavolo non esiste."),
-        "not_started": _("La partita non è ancora iniziata: per lasciare il tavolo usa «Alzati»."),
-        "already_finished": _("La partita è già finita."),
-    }
-    return IllegalMove(code, messages[code])
+__all__ = ["Applied", "IllegalMove", "ServiceError", "abandon_match", "apply_action", "submit_action"]
 
 
 @dataclass
@@ -123,7 +117,7 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
                   expected_version: int | None = None, user=None) -> int:
     """Apply `action` for `seat`, send the frames after the commit, and return the new version.
 
-    Raises `IllegalMove` (engine codes, or the service's: not_playing, stale_version,
+    Raises `IllegalMove` (the engine's codes) or `ServiceError` (not_playing, stale_version,
     not_your_seat, bad_actor) and changes nothing when the action is refused. For actor
     "person", `user` must be the person sitting in `seat`.
     """
@@ -136,7 +130,7 @@ def submit_action(*, game_id: int, seat: int, action: dict, actor: str = "person
 def apply_action(*, game_id: int, seat: int, action: dict, actor: str = "person",
                  expected_version: int | None = None, user=None, seen: presence.Seen | None = None) -> Applied:
     """Apply `action` and return what it produced, without sending anything (see the module
-    docstring). Refusals raise `IllegalMove` and change nothing. `seen`: who is at the table as
+    docstring). Refusals raise `IllegalMove` or `ServiceError` and change nothing. `seen`: who is at the table as
     the acting person's socket last heard it, taken instead of looking presence up (the hot path
     only; timers and computers pass none)."""
     user_id = _checked(actor, action, user)
@@ -170,7 +164,7 @@ async def apply_action_async(*, game_id: int, seat: int, action: dict, actor: st
 def _checked(actor: str, action: Any, user) -> int | None:
     """Refuse what no path could apply; the acting person's id, if any."""
     if actor not in ACTORS:
-        raise refusal("bad_actor")
+        raise ServiceError("bad_actor")
     if not isinstance(action, dict):
         raise IllegalMove("bad_action")
     return user.pk if user is not None and user.is_authenticated else None
@@ -213,13 +207,6 @@ _WRITE_FRESH_SQL = _WRITE_SQL.format(guard="")
 # wrote it, and the seats exactly as they were read then (a person back, a seat now covered).
 _WRITE_AGAIN_SQL = _WRITE_SQL.format(
     guard=f"AND xmin = %s::xid AND {_SEATS_SQL.format(table='games_game.table_id')} = %s")
-
-
-@dataclass(frozen=True)
-class TableClock:
-    draw_seconds: int
-    play_seconds: int
-    disconnect_grace_seconds: int
 
 
 @dataclass
@@ -343,73 +330,50 @@ def _fast_attempt(game_id: int, seat: int, action: dict, actor: str, expected_ve
     if kept is not None:
         try:
             return (yield from _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, kept, atomic))
-        except IllegalMove:
+        except (IllegalMove, ServiceError):
             pass  # refused on a position that may no longer be the game's: the read decides
     return (yield from _apply_once(game_id, seat, action, actor, expected_version, user_id, seen, None, atomic))
 
 
 def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
                 user_id: int | None, seen: presence.Seen | None, kept: _Written | None, atomic: bool) -> Steps:
-    """One optimistic try: read (unless `kept`), apply in memory, one guarded write. Returns the
-    `Applied`, `_LOST_RACE` or `_LOCKED_PATH`; refusals raise. The statements are steps for a
-    driver (`_run_steps`, `_run_steps_async`), so both run exactly this code."""
+    """One optimistic try: read (unless `kept`), apply in memory, plan the turn, one guarded
+    write. Returns the `Applied`, `_LOST_RACE` or `_LOCKED_PATH`; refusals raise. The statements
+    are steps for a driver (`_run_steps`, `_run_steps_async`), so both run exactly this code."""
     if kept is None:
         row = yield _Fetch(_READ_SQL, [game_id])
-        if row is None:
-            raise refusal("not_playing")
         (state, version, finished, table_id, hand_number, deadline, due_at,
-         draw_seconds, play_seconds, players, status, grace, seats_json) = row
-        if finished or status != Table.Status.PLAYING:
-            raise refusal("not_playing")
-        if expected_version is not None and expected_version != version:
-            raise refusal("stale_version")
+         draw_seconds, play_seconds, players, status, grace, seats_json) = row or (None,) * 13
+        _refuse_if(game_refusal(found=row is not None, finished=finished, playing=status == Table.Status.PLAYING,
+                                version=version, expected_version=expected_version))
         timing = TableClock(draw_seconds, play_seconds, grace)
     else:
         version, table_id, hand_number, players = kept.version, kept.table_id, kept.hand_number, kept.players
         deadline, due_at, seats_json, timing = kept.deadline, kept.due_at, kept.seats_json, kept.timing
     seats = [SeatFacts(*s) for s in json.loads(seats_json or "[]")]
-    seat_row = next((s for s in seats if s.position == seat), None)
-    if seat_row is None:
-        raise IllegalMove("bad_action")
-    if actor == Move.Actor.PERSON:
-        if user_id is None or seat_row.user_id != user_id:
-            raise refusal("not_your_seat")
-        if seat_row.covered or seat_row.timeouts:
-            return _LOCKED_PATH  # the person is back: the cover ends (a seat write)
+    by_person = actor == Move.Actor.PERSON
+    _refuse_if(seat_refusal(seats, seat, by_person=by_person, user_id=user_id))
+    if by_person and any(s.position == seat and (s.covered or s.timeouts) for s in seats):
+        return _LOCKED_PATH  # the person is back: the cover ends (a seat write)
 
     engine_game = kept.engine_game if kept is not None else EngineGame.from_json(state)
-    before_to_move, before_phase = engine_game.to_move, engine_game.phase
+    before = Position.of(engine_game)
     engine_game.apply(seat, action)  # IllegalMove leaves everything untouched
     if engine_game.hand_over:
         return _LOCKED_PATH  # scoring, the next deal or the end of the match
     record = engine_game.actions[-1]
     new_version = version + 1
-    same_turn = engine_game.to_move == before_to_move and before_phase != "draw"
-    new_deadline = turns.deadline_for(engine_game, timing, previous=deadline, same_turn=same_turn)
-    mover = next(s for s in seats if s.position == engine_game.to_move)
-    turn_user = None
+    turn = Turn(seat, by_person, seats, timing, before, Position.of(engine_game), deadline, due_at)
+    now = clock.now()
+    plan = _plan(turn, now, seen.online if seen is not None else None)
     looked = None
-    if mover.position == seat and actor == Move.Actor.PERSON:
-        # The person who just acted plays on (after a draw, a meld): online by definition,
-        # the new due time is the deadline, and nobody's presence needs looking up.
-        new_due = due_at if same_turn and due_at is not None else new_deadline
-        watched = seen.watched if seen is not None else True
-    else:
-        if seen is None or not (mover.computer_plays or not mover.user_id or mover.position in seen.online):
-            # Nobody is marked away or rung for their turn on hearsay: a socket's presence
-            # frames are trusted only when they say the next mover is there; otherwise Redis
-            # says (and the socket keeps the answer, `Applied.seen`).
-            seen = looked = yield _LookUpPresence(table_id)
-        online, watched = seen.online, seen.watched
-        # A person's turn keeps its due time; a computer's next move is due a little after
-        # now (as on the locked path), not at the scheduler's lease that brought this one.
-        keep_due = same_turn and due_at is not None and not mover.computer_plays
-        grace = timing.disconnect_grace_seconds
-        new_due = due_at if keep_due else turns.due_at(table_id, mover, new_deadline, grace, online)
-        if mover.position != seat and mover.user_id and not mover.computer_plays and mover.position not in online:
-            turn_user = mover.user_id  # their turn, and they are not looking: the bell says so
-    now = timezone.now()
-    params = [engine_game.to_json(), new_version, engine_game.to_move, new_deadline, new_due, now, game_id, version]
+    if plan.needs_presence:
+        seen = looked = yield _LookUpPresence(table_id)
+        plan = _plan(turn, now, seen.online, looked=True)
+    watched = seen.watched if seen is not None else True
+    new_deadline, new_due = plan.deadline, _due(plan, table_id)
+    now = timezone.now()  # the row's updated_at, on the real clock
+    params = [engine_game.to_json(), new_version, plan.to_move, new_deadline, new_due, now, game_id, version]
     if kept is not None:
         params += [kept.token, seats_json]
     params += [new_version, hand_number, seat, json.dumps(record), actor, now]
@@ -418,7 +382,7 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
         if kept is not None:
             return _LOST_RACE  # the row changed since this process wrote it: read it
         if expected_version is not None:
-            raise refusal("stale_version")
+            raise ServiceError("stale_version")
         return _LOST_RACE
     if not atomic:
         _written.put(game_id, _Written(engine_game, new_version, written[0], seats_json, table_id, hand_number,
@@ -426,8 +390,38 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
     messages = frames.event_messages(table_id, players, game_version=new_version, hand_number=hand_number, seat=seat,
                                      actor=actor, action=record, played=engine_game, deadline=new_deadline,
                                      spectators=watched)
-    return Applied(game_id, table_id, new_version, messages, computer_next=mover.computer_plays, turn_user=turn_user,
+    return Applied(game_id, table_id, new_version, messages, computer_next=plan.computer_next, turn_user=plan.bell,
                    seen=looked)
+
+
+# ----------------------------------------------------------------------------- the turn, both paths
+
+
+def _refuse_if(code: str | None) -> None:
+    """Raise the refusal the planner found, if any (a seat the table lacks is the engine's bad action)."""
+    if code == "bad_action":
+        raise IllegalMove(code)
+    if code is not None:
+        raise ServiceError(code)
+
+
+def _plan(turn: Turn, now: datetime, online: set[int] | frozenset[int] | None, *, looked: bool = False) -> TurnPlan:
+    """`plan_turn` at `now` (the injectable clock's) with the settings' timers, read only when they
+    matter. `online` is what the acting socket heard (hearsay, trusted only as far as the planner
+    trusts it) or, `looked`, what the presence store just said."""
+    after = turn.after
+    return plan_turn(turn, now=now, online=online if looked else None, heard=None if looked else online,
+                     hand_break_seconds=settings.HAND_BREAK_SECONDS if after is not None and after.hand_break else 0,
+                     computer_wait_seconds=(turns.computer_wait_seconds()
+                                            if any(s.computer_plays for s in turn.seats) else 0.0))
+
+
+def _due(plan: TurnPlan, table_id: int) -> datetime | None:
+    """The plan's due time, once a seat it finds away is noted away in the presence store
+    (which keeps the moment the seat was first missed)."""
+    if plan.away is None:
+        return plan.due_at
+    return plan.due_when_away(presence.mark_away(table_id, plan.away))
 
 
 # ----------------------------------------------------------------------------- the locked path
@@ -436,25 +430,19 @@ def _apply_once(game_id: int, seat: int, action: dict, actor: str, expected_vers
 def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_version: int | None,
                   user_id: int | None, seen: presence.Seen | None = None) -> Applied:
     with transaction.atomic():
-        try:
-            game = Game.objects.select_for_update().get(pk=game_id)
-        except Game.DoesNotExist:
-            raise refusal("not_playing") from None
-        if game.finished:
-            raise refusal("not_playing")
-        if expected_version is not None and expected_version != game.version:
-            raise refusal("stale_version")
-        table = Table.objects.get(pk=game.table_id)
-        if table.status != Table.Status.PLAYING:
-            raise refusal("not_playing")
-        seat_row = Seat.objects.filter(table_id=table.pk, position=seat).first()
-        if seat_row is None:
-            raise IllegalMove("bad_action")
-        if actor == Move.Actor.PERSON and (user_id is None or seat_row.user_id != user_id):
-            raise refusal("not_your_seat")
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        table = Table.objects.get(pk=game.table_id) if game is not None else None
+        _refuse_if(game_refusal(found=game is not None, finished=game is not None and game.finished,
+                                playing=table is not None and table.status == Table.Status.PLAYING,
+                                version=game.version if game is not None else None,
+                                expected_version=expected_version))
+        seat_rows = {s.position: s for s in Seat.objects.filter(table_id=table.pk)}
+        by_person = actor == Move.Actor.PERSON
+        _refuse_if(seat_refusal([_facts(s) for s in seat_rows.values()], seat, by_person=by_person,
+                                user_id=user_id))
 
         engine_game = EngineGame.from_dict(game.state)
-        before_to_move, before_phase = engine_game.to_move, engine_game.phase
+        before = Position.of(engine_game)
         engine_game.apply(seat, action)  # IllegalMove leaves everything untouched
         record = engine_game.actions[-1]
         version = game.version + 1
@@ -462,7 +450,7 @@ def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_ve
         Move.objects.create(
             game=game, seq=version, hand_number=game.hand_number, seat=seat, action=record, actor=actor
         )
-        cover_ended = _end_cover(seat_row, actor)
+        cover_ended = _end_cover(seat_rows[seat], actor)
 
         finished_hand: dict[str, Any] | None = None
         next_game: EngineGame | None = None
@@ -471,30 +459,27 @@ def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_ve
         live = next_game or engine_game
         game.state = live.to_dict()
         game.version = version
-        computer_next: bool | None = False
-        turn_user: int | None = None
-        if game.finished:
-            game.to_move = game.turn_deadline = game.due_at = None
-        else:
-            game.to_move = live.to_move
-            same_turn = next_game is None and live.to_move == before_to_move and before_phase != "draw"
-            game.turn_deadline = turns.deadline_for(live, table, previous=game.turn_deadline, same_turn=same_turn)
-            mover = Seat.objects.get(table_id=table.pk, position=live.to_move)
-            facts = SeatFacts(mover.position, mover.user_id, mover.bot_level, mover.covered_by_computer,
-                              mover.consecutive_timeouts)
-            game.due_at = turns.due_at(table.pk, facts, game.turn_deadline, table.disconnect_grace_seconds)
-            computer_next = facts.computer_plays
-            if (facts.user_id and not facts.computer_plays and (facts.position != seat or next_game is not None)
-                    and not presence.is_online(table.pk, facts.position)):
-                turn_user = facts.user_id  # their turn, and they are not looking: the bell says so
+        turn = Turn(seat, by_person, [_facts(s) for s in seat_rows.values()],
+                    TableClock(table.draw_seconds, table.play_seconds, table.disconnect_grace_seconds), before,
+                    None if game.finished else Position.of(live), game.turn_deadline, game.due_at,
+                    new_hand=next_game is not None, cover_ended=cover_ended)
+        now = clock.now()
+        plan = _plan(turn, now, seen.online if seen is not None else None)
+        if plan.needs_presence:
+            plan = _plan(turn, now, presence.online_positions(table.pk), looked=True)
+        game.to_move, game.turn_deadline, game.due_at = plan.to_move, plan.deadline, _due(plan, table.pk)
         game.save()
 
         messages = _change_messages(
             game, table, seat=seat, actor=actor, action=record, played=engine_game,
             finished_hand=finished_hand, next_game=next_game, spectators=seen.watched if seen is not None else True,
         )
-    return Applied(game.pk, table.pk, version, messages, computer_next=computer_next,
-                   announce_presence=cover_ended, announce_table=game.finished, turn_user=turn_user)
+    return Applied(game.pk, table.pk, version, messages, computer_next=plan.computer_next,
+                   announce_presence=cover_ended, announce_table=game.finished, turn_user=plan.bell)
+
+
+def _facts(seat: Seat) -> SeatFacts:
+    return SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer, seat.consecutive_timeouts)
 
 
 def _end_cover(seat_row: Seat, actor: str) -> bool:
@@ -594,23 +579,23 @@ def abandon_match(*, table_id: int, user) -> int:
     No Move row is written (abandoning is not an engine action), but the version goes up by one
     so that every timer or computer task scheduled for the old version is stale.
 
-    Raises `IllegalMove` (codes no_table, not_seated, not_started, already_finished) and changes
+    Raises `ServiceError` (codes no_table, not_seated, not_started, already_finished) and changes
     nothing when refused.
     """
     if user is None or not user.is_authenticated:
-        raise refusal("not_seated")
+        raise ServiceError("not_seated")
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(table_id=table_id).first()
         table = Table.objects.filter(pk=table_id).first()
         if table is None:
-            raise refusal("no_table")
+            raise ServiceError("no_table")
         seat_row = Seat.objects.filter(table_id=table_id, user=user).order_by("position").first()
         if seat_row is None:
-            raise refusal("not_seated")
+            raise ServiceError("not_seated")
         if game is None:
-            raise refusal("not_started")
+            raise ServiceError("not_started")
         if game.finished or table.status != Table.Status.PLAYING:
-            raise refusal("already_finished")
+            raise ServiceError("already_finished")
 
         now = timezone.now()
         version = game.version + 1

@@ -14,12 +14,11 @@ from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import transaction
-from django.utils.translation import gettext as _
 
 from games.engine import Game as EngineGame
 from games.live import clock, transport
 from games.models import Game, Seat, Table
-from games.services.table.seating import TableError
+from games.services.errors import ServiceError
 
 HOLD_SECONDS = 15 * 60
 _KEY = "burraco:tour-hold:{}"
@@ -29,20 +28,16 @@ def held(table_id: int) -> bool:
     return bool(cache.get(_KEY.format(table_id)))
 
 
-def _refuse() -> TableError:
-    return TableError("not_practice", _("Il tempo si ferma per la guida solo a un tavolo contro il computer."))
-
-
 def hold_clock(*, table_id: int, user, hold: bool) -> None:
     """`user`, seated at a practice table in play, opened (`hold`) or closed the tour. Raises
-    TableError("not_practice") anywhere else and changes nothing."""
+    ServiceError("not_practice") anywhere else and changes nothing."""
     with transaction.atomic():
         table = Table.objects.select_for_update().filter(pk=table_id).first()
         seats = list(Seat.objects.filter(table_id=table_id)) if table else []
         mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
         if (table is None or table.status != Table.Status.PLAYING or mine is None
                 or any(s.user_id is not None for s in seats if s is not mine)):
-            raise _refuse()
+            raise ServiceError("not_practice")
         game = Game.objects.select_for_update().filter(table_id=table_id, finished=False).first()
         if hold:
             cache.set(_KEY.format(table_id), 1, timeout=HOLD_SECONDS)

@@ -1,7 +1,7 @@
 """Tables before and at the start of play: create, sit, leave, computer seats, start.
 
 Every write locks the table row first (`select_for_update`), so two people clicking the same seat
-or the last seat filling while someone leaves resolve one at a time. Refusals raise `TableError`
+or the last seat filling while someone leaves resolve one at a time. Refusals raise `ServiceError`
 with an Italian message (Django i18n) that the views show as they are.
 """
 
@@ -18,7 +18,6 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from games.engine import PRESET_PLAYERS, Ruleset
 from games.engine import Game as EngineGame
@@ -28,24 +27,15 @@ from games.selectors.lobby import lobby_list
 from games.selectors.rules import preset_label
 from games.selectors.tables import snapshot_messages, table_frame
 from games.services import notifications
-from games.services.table import attendance, turns
+from games.services.errors import ServiceError, message
+from games.services.table import attendance, turn_plan, turns
 
 log = logging.getLogger(__name__)
 
 
-class TableError(Exception):
-    """A refused lobby action: `code` for programs, `message` (Italian) for people."""
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        self.message = message
-        super().__init__(f"{code}: {message}")
-
-
 def private_unrated_message() -> str:
     """The refusal of a rated private table, in the current language (form and service)."""
-    return _("Un tavolo privato non può essere valido per la classifica: chi sceglie gli avversari potrebbe "
-             "accordarsi sul risultato. Togli una delle due scelte.")
+    return message("private_unrated")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -55,7 +45,7 @@ def _lock(table_id: int) -> Table:
     try:
         return Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
-        raise TableError("no_table", _("Questo tavolo non esiste.")) from None
+        raise ServiceError("no_table") from None
 
 
 def _seats(table: Table) -> list[Seat]:
@@ -64,12 +54,12 @@ def _seats(table: Table) -> list[Seat]:
 
 def _require_waiting(table: Table) -> None:
     if table.status != Table.Status.WAITING:
-        raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
+        raise ServiceError("not_waiting")
 
 
 def _seat_at(seats: list[Seat], position: int, table: Table) -> Seat:
     if not isinstance(position, int) or not 0 <= position < table.players:
-        raise TableError("bad_position", _("Questo posto non esiste a questo tavolo."))
+        raise ServiceError("bad_position")
     return seats[position]
 
 
@@ -157,11 +147,7 @@ def check_players(ruleset: Ruleset) -> None:
     """Refuse a ruleset whose preset is not played by this many players (RULES §11:
     mano_unica and testa_a_testa are for two). Every service that opens a table calls it."""
     if not ruleset.preset_allows_players:
-        raise TableError(
-            "two_players_only",
-            _("La variante %(preset)s si gioca solo in due: scegli 2 giocatori o la variante %(other)s.")
-            % {"preset": preset_label(ruleset.preset_name), "other": preset_label("classico")},
-        )
+        raise ServiceError("two_players_only", preset=preset_label(ruleset.preset_name), other=preset_label("classico"))
 
 
 # ----------------------------------------------------------------------------- services
@@ -173,8 +159,7 @@ def check_capacity() -> None:
     instead of all slowing down together."""
     limit = settings.MAX_TABLES_IN_PLAY
     if limit and Table.objects.filter(status__in=[Table.Status.PLAYING, Table.Status.WAITING]).count() >= limit:
-        raise TableError("site_full", _("Il sito è al completo: tutti i tavoli disponibili sono occupati. "
-                                        "Riprova tra qualche minuto."))
+        raise ServiceError("site_full")
 
 
 def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | None = None,
@@ -185,9 +170,9 @@ def create_table(*, creator, ruleset: Ruleset, disconnect_grace_seconds: int | N
     ruleset must suit its preset's player count: mano_unica and testa_a_testa are games for two
     (RULES §11), whatever the caller (the lobby form checks it too)."""
     if creator is None or not creator.is_authenticated:
-        raise TableError("login_required", _("Per creare un tavolo bisogna entrare con il proprio account."))
+        raise ServiceError("login_required:table")
     if rated and private:
-        raise TableError("private_unrated", private_unrated_message())
+        raise ServiceError("private_unrated")
     check_players(ruleset)
     check_capacity()
     grace = ruleset.grace_seconds if disconnect_grace_seconds is None else disconnect_grace_seconds
@@ -221,7 +206,7 @@ def sit(*, table_id: int, user, position: int) -> Seat:
         if seat.user_id == user.pk:
             return seat
         if not seat.is_empty:
-            raise TableError("seat_taken", _("Questo posto è già occupato."))
+            raise ServiceError("seat_taken")
         for other in seats:
             if other.user_id == user.pk:  # changing seat: free the old one
                 other.user = None
@@ -242,9 +227,9 @@ def leave(*, table_id: int, user) -> None:
         seats = _seats(table)
         mine = [s for s in seats if s.user_id == user.pk]
         if not mine:
-            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+            raise ServiceError("not_seated")
         if table.status != Table.Status.WAITING:
-            raise TableError("already_started", _("La partita è già iniziata: non puoi lasciare il posto."))
+            raise ServiceError("already_started")
         for seat in mine:
             seat.user = None
             seat.save(update_fields=["user"])
@@ -258,21 +243,18 @@ def leave(*, table_id: int, user) -> None:
 def fill_with_computer(*, table_id: int, user, position: int, level: str) -> Seat:
     """A seated person puts a computer player of `level` in an empty seat."""
     if level not in BotLevel.values:
-        raise TableError("bad_level", _("Livello del computer non valido."))
+        raise ServiceError("bad_level")
     with transaction.atomic():
         table = _lock(table_id)
         _require_waiting(table)
         if table.rated:
-            raise TableError(
-                "rated_no_computer",
-                _("Una partita valida per la classifica si gioca solo tra persone: niente computer."),
-            )
+            raise ServiceError("rated_no_computer")
         seats = _seats(table)
         if not any(s.user_id == user.pk for s in seats):
-            raise TableError("not_seated", _("Per aggiungere il computer devi essere seduto al tavolo."))
+            raise ServiceError("not_seated:computer")
         seat = _seat_at(seats, position, table)
         if not seat.is_empty:
-            raise TableError("seat_taken", _("Questo posto è già occupato."))
+            raise ServiceError("seat_taken")
         seat.bot_level = level
         seat.save(update_fields=["bot_level"])
         _announce(table.pk)
@@ -288,11 +270,9 @@ def start_table(*, table_id: int, user) -> Game:
         _require_waiting(table)
         seats = _seats(table)
         if not any(s.user_id == user.pk for s in seats):
-            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+            raise ServiceError("not_seated")
         if not _is_full(seats):
-            raise TableError(
-                "not_full", _("Mancano ancora dei giocatori: occupa i posti liberi o aggiungi il computer.")
-            )
+            raise ServiceError("not_full")
         return start_game(table)
 
 
@@ -300,9 +280,9 @@ def play_against_computer(*, user, level: str, preset: str = "mano_unica") -> Ta
     """One click: a 2-player table of `preset` (its own rules: Classico is a match to 2005, the
     others a single hand), the computer at `level` in seat 1, started."""
     if level not in BotLevel.values:
-        raise TableError("bad_level", _("Livello del computer non valido."))
+        raise ServiceError("bad_level")
     if preset not in PRESET_PLAYERS or 2 not in PRESET_PLAYERS[preset]:
-        raise TableError("bad_preset", _("Variante sconosciuta: scegli una delle varianti proposte."))
+        raise ServiceError("bad_preset")
     with transaction.atomic():
         table = create_table(creator=user, ruleset=Ruleset.preset(preset, players=2))
         fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
@@ -314,7 +294,7 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     """Deal hand 1 of the match at a full table (caller holds the table lock, inside atomic).
     The first player is drawn by lot unless given (a rematch swaps it)."""
     if table.status != Table.Status.WAITING or Game.objects.filter(table=table).exists():
-        raise TableError("not_waiting", _("La partita a questo tavolo è già iniziata o finita."))
+        raise ServiceError("not_waiting")
     ruleset = Ruleset.from_dict(table.options)
     engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player)
     deadline = turns.deadline_for(engine_game, table)
@@ -352,7 +332,7 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
 
 
 def _mover(seat: Seat):
-    return turns.SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer,
+    return turn_plan.SeatFacts(seat.position, seat.user_id, seat.bot_level, seat.covered_by_computer,
                            seat.consecutive_timeouts)
 
 
@@ -365,7 +345,7 @@ def take_seat_back(*, table_id: int, user) -> Seat:
             .first()
         )
         if seat is None:
-            raise TableError("not_seated", _("Non sei seduto a questo tavolo."))
+            raise ServiceError("not_seated")
         if seat.covered_by_computer or seat.consecutive_timeouts:
             seat.covered_by_computer = False
             seat.consecutive_timeouts = 0

@@ -13,7 +13,6 @@ if that task is lost, `due_at` brings the scheduler to it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -21,6 +20,7 @@ from django.conf import settings
 
 from games.live import clock, presence
 from games.models import Game, Seat, Table
+from games.services.table import turn_plan
 
 log = logging.getLogger(__name__)
 
@@ -41,21 +41,6 @@ class Mover(Protocol):
     def computer_plays(self) -> bool: ...
 
 
-@dataclass(frozen=True)
-class SeatFacts:
-    """What the play path needs of a seat, read with the game in the same query."""
-
-    position: int
-    user_id: int | None
-    bot_level: str
-    covered: bool
-    timeouts: int
-
-    @property
-    def computer_plays(self) -> bool:
-        return bool(self.bot_level) or self.covered
-
-
 def bot_delay() -> float:
     """Seconds a computer waits before each action (a human-like pause; 0 in tests)."""
     return max(0.0, float(settings.BOT_MOVE_DELAY_SECONDS))
@@ -63,32 +48,31 @@ def bot_delay() -> float:
 
 def deadline_for(engine_game, table: TurnTimes, *, previous: datetime | None = None,
                  same_turn: bool = False) -> datetime | None:
-    """When the seat to move runs out of time: the draw timer while it must draw, the timer for
-    the rest of the turn after; within one turn the rest-of-turn deadline does not restart.
-    The first draw of every hand after the first also gets `HAND_BREAK_SECONDS`: the players are
-    reading the last hand's scoring when the new deal arrives."""
+    """When the seat to move runs out of time (`turn_plan.turn_deadline`, on the injectable clock
+    and with the settings' `HAND_BREAK_SECONDS`); None once the hand is over."""
     if engine_game.hand_over:
         return None
-    if same_turn and previous is not None and engine_game.phase != "draw":
-        return previous
-    seconds = table.draw_seconds if engine_game.phase == "draw" else table.play_seconds
-    if engine_game.phase == "draw" and engine_game.hand_number > 0 and not engine_game.actions:
-        seconds += settings.HAND_BREAK_SECONDS
-    return clock.now() + timedelta(seconds=seconds)
+    return turn_plan.turn_deadline(turn_plan.Position.of(engine_game), table, clock.now(),
+                                   previous=previous if same_turn else None,
+                                   hand_break_seconds=settings.HAND_BREAK_SECONDS)
+
+
+def computer_wait_seconds() -> float:
+    """How long after a change a computer's move is due before the scheduler plays it."""
+    return bot_delay() + COMPUTER_SLACK_SECONDS
 
 
 def due_at(table_id: int, mover: Mover, deadline: datetime | None, grace_seconds: int,
            online: set[int] | frozenset[int] | None = None) -> datetime | None:
     """When the scheduler must look at the game whose seat `mover` is to move (`online`: the
-    seats online, if the caller has just looked them up)."""
+    seats online, if the caller has just looked them up); an absent person is noted away."""
     if deadline is None:
         return None
-    if mover.computer_plays:
-        return clock.now() + timedelta(seconds=bot_delay() + COMPUTER_SLACK_SECONDS)
-    if online is None:
+    if online is None and not mover.computer_plays:
         online = presence.online_positions(table_id)
-    if mover.user_id is None or mover.position in online:
-        return deadline
+    due, away = turn_plan.due_time(mover, deadline, online or set(), clock.now(), computer_wait_seconds())
+    if not away:
+        return due
     since = presence.mark_away(table_id, mover.position)
     return min(deadline, since + timedelta(seconds=grace_seconds))
 
