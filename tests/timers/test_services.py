@@ -229,9 +229,9 @@ def test_two_timeouts_in_a_row_cover_the_seat_and_sono_tornato_ends_it(monkeypat
     assert scheduler.run_due(clock.now()) == {"computer": 1}
     assert moves_of(game)[-1][:2] == (first, "computer")
     with pytest.raises(ServiceError):
-        autoplay.reclaim_seat(game.table_id, 1 - first, seat.user)  # not their seat
+        seating.take_seat_back(table_id=game.table_id, user=make_user("carla"))  # not seated at this table
     cap.clear()
-    autoplay.reclaim_seat(game.table_id, first, seat.user)
+    seating.take_seat_back(table_id=game.table_id, user=seat.user)
     seat.refresh_from_db()
     assert not seat.covered_by_computer and seat.consecutive_timeouts == 0
     frames = [f for g, f in cap.sent if f["type"] == "presence"]

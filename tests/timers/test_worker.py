@@ -150,7 +150,7 @@ def test_timeouts_complete_the_turn_and_two_hand_the_seat_to_the_computer():
              what="the computer to play the covered seat")
     assert presence_frame(table.pk)["seats"][0]["covered_by_computer"] is True
     # "Sono tornato": the seat is the person's again, and the computer stops playing it.
-    autoplay.reclaim_seat(table.pk, 0, user)
+    seating.take_seat_back(table_id=table.pk, user=user)
     seat = Seat.objects.get(table=table, position=0)
     assert not seat.covered_by_computer and seat.consecutive_timeouts == 0
     wait_for(lambda: game_of(table).finished or game_of(table).to_move == 0, what="the person's turn")
@@ -226,7 +226,7 @@ def test_an_away_player_is_covered_after_the_grace():
     assert frame["seats"][0] == {"position": 0, "online": False, "covered_by_computer": True, "computer": False}
     # Back: the page reconnects and "Sono tornato" returns the seat.
     presence.connected(table.pk, 0, user.pk, "tab-2")
-    autoplay.reclaim_seat(table.pk, 0, user)
+    seating.take_seat_back(table_id=table.pk, user=user)
     assert not Seat.objects.get(table=table, position=0).covered_by_computer
     assert presence_frame(table.pk)["seats"][0]["online"] is True
 

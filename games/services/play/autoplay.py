@@ -39,7 +39,6 @@ from games.services.errors import ServiceError
 from games.services.play.play import submit_action
 from games.services.table import attendance, turns
 from games.services.table.practice import stop_if_held
-from games.services.table.seating import take_seat_back
 from games.services.table.turns import bot_delay
 
 log = logging.getLogger(__name__)
@@ -73,13 +72,6 @@ def stats() -> dict[str, int]:
 
 
 # ----------------------------------------------------------------------------- reading
-
-
-def _submit(**kwargs: Any) -> int:
-    """The play service's one door (imported late: the play service imports `turns`, which
-    imports this module)."""
-
-    return submit_action(**kwargs)
 
 
 def _current(game_id: int, version: int) -> tuple[Game, Seat] | None:
@@ -162,7 +154,7 @@ def complete_turn(game_id: int, version: int) -> str:
             position = engine_game.to_move
             current = version
             for action in timeout_actions(engine_game, position):
-                current = _submit(game_id=game_id, seat=position, action=action, actor="timeout",
+                current = submit_action(game_id=game_id, seat=position, action=action, actor="timeout",
                                   expected_version=current)
             seat = Seat.objects.select_for_update().get(table_id=game.table_id, position=position)
             if seat.user_id is not None:
@@ -216,7 +208,7 @@ def play_computer_move(game_id: int, version: int) -> str:
         log.exception("computer player %s failed at game %s v%s", level, game_id, version)
         action = timeout_actions(engine_game, position)[0]
     try:
-        _submit(game_id=game_id, seat=position, action=action, actor="computer", expected_version=version)
+        submit_action(game_id=game_id, seat=position, action=action, actor="computer", expected_version=version)
     except (IllegalMove, ServiceError) as exc:
         if exc.code in ("stale_version", "not_playing"):
             _count("stale")
@@ -225,7 +217,7 @@ def play_computer_move(game_id: int, version: int) -> str:
         log.exception("computer player %s refused at game %s v%s: %s", level, game_id, version, exc)
         fallback = timeout_actions(engine_game, position)[0]
         try:
-            _submit(game_id=game_id, seat=position, action=fallback, actor="computer",
+            submit_action(game_id=game_id, seat=position, action=fallback, actor="computer",
                     expected_version=version)
         except (IllegalMove, ServiceError):
             _count("stale")
@@ -255,12 +247,3 @@ def cover_seat(game_id: int, version: int) -> str:
         transaction.on_commit(lambda: turns.after_change(game_id, version, computer_next=True))
     _count("covered")
     return "covered"
-
-
-def reclaim_seat(table_id: int, position: int, user) -> Seat:
-    """"Sono tornato": the person sitting at `position` takes the seat back from the computer."""
-
-    seat = Seat.objects.filter(table_id=table_id, user=user).first()
-    if seat is not None and seat.position != position:
-        raise ServiceError("not_your_seat")
-    return take_seat_back(table_id=table_id, user=user)
