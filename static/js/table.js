@@ -506,7 +506,7 @@ function renderFinished() {
   if (!bar) return;
   const dialog = $("score-dialog");
   const show = state.finished && !state.reviewing && !dialog.open;
-  bar.hidden = !show;
+  if (bar.hidden !== !show) bar.hidden = !show; // written only on a change: every frame calls this
   if (show) $("finished-text").textContent = $("score-result").textContent || L.matchOver;
   if (state.finished && $("score-tournament")) $("score-tournament").hidden = false;
 }
