@@ -278,13 +278,3 @@ def test_lost_hand_reads_the_standing_and_the_closer():
     game.table[0] = []
     game.pozzetto_state[0] = "taken"
     assert tournament.lost_hand(game, 0) == "pozzetto, no close"
-
-
-def test_the_examples_in_the_players_docstrings_hold():
-    import doctest
-
-    from games.bots import knowledge, strategy, tournament
-
-    for module in (strategy, knowledge, tournament):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__
