@@ -55,15 +55,51 @@ def _loop_connections_closed():
 
 
 @pytest.fixture(autouse=True)
-def _fresh_signup_cap():
-    """Sign-ups from the test client and the browser all come from 127.0.0.1: each test starts
-    with that address's hourly sign-up count at zero (with Redis it would outlive the run)."""
+def _shared_state_fresh():
+    """Every test starts from the state a fresh process would have: what one test leaves in this
+    process's memory must not count in the next. In the default mode (SQLite rolled back, so table
+    ids come again) an earlier test's socket would still be online at a later test's table 1.
+    This is the one place that resets such state; a new module-level store belongs here.
+
+    - the in-memory stand-ins of Redis: presence (tables' sockets, away marks, people online),
+      the local-memory cache (clock offset, sign-up counts, ...) and the in-memory channel layer;
+    - with Redis, only the keys a test may leave that the next would read: the clock's offset and
+      the sign-ups counted from 127.0.0.1 (the run's Redis database is emptied at the start and
+      PostgreSQL's ids are not reused; flushing it here would pull it from under the server
+      processes and workers that session- and module-scoped fixtures keep running);
+    - this process's kept positions of the play path, the matcher's running passes and the
+      sockets' pending grace tasks (whose event loop closed with the test that made them)."""
+    _reset_shared_state()
+    yield
+
+
+def _reset_shared_state() -> None:
+    from channels.layers import InMemoryChannelLayer, channel_layers
+    from django.conf import settings
     from django.core.cache import cache
 
     from accounts.services import SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY
+    from games import consumers
+    from games.services import clock, matchmaking, play, presence
 
-    cache.delete_many([key.format(address="127.0.0.1") for key in (SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY)])
-    yield
+    with presence._memory.lock:
+        presence._memory.members.clear()
+        presence._memory.away.clear()
+        presence._online_memory.clear()
+    if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+        cache.clear()
+    else:
+        clock.reset()
+        cache.delete_many([key.format(address="127.0.0.1") for key in (SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY)])
+    for layer in channel_layers.backends.values():
+        if isinstance(layer, InMemoryChannelLayer):
+            layer.channels.clear()
+            layer.groups.clear()
+    play._written.clear()
+    with matchmaking._passes_lock:
+        matchmaking._passes.clear()
+    matchmaking._last_purge = 0.0
+    consumers._leaving.clear()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -10,7 +10,6 @@ import pytest
 
 from games.engine import Game as EngineGame
 from games.models import Analysis, Game
-from games.services import clock
 from games.services.play import abandon_match, submit_action
 from tests.factories import finished_match
 from tests.games.helpers import make_user, random_legal, started_table
@@ -22,7 +21,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def _quiet_after(timers, celery_worker, transactional_db):
-    clock.reset()
     yield
     assert celery_worker.poll() is None, "the worker died"
     quiet(timers)
