@@ -102,10 +102,17 @@ def _reset_shared_state() -> None:
     consumers._leaving.clear()
 
 
+SLOW_TIMEOUT_SECONDS = 1800
+
+
 def pytest_collection_modifyitems(config, items):
     """Browser tests last: Playwright's sync API keeps an event loop in the main thread for the
-    rest of the session, which async (Channels) tests must not run inside."""
+    rest of the session, which async (Channels) tests must not run inside. The slow runs (-m slow)
+    are long by design: they get SLOW_TIMEOUT_SECONDS instead of the suite's 300 s each."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_SECONDS))
 
 
 def free_port() -> int:
