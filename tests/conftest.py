@@ -36,25 +36,6 @@ def pytest_sessionstart(session):
 
 
 @pytest.fixture(autouse=True)
-def _site_language():
-    """Every test starts in the site's default language, whatever an earlier test activated."""
-    from django.utils import translation
-
-    with translation.override("it"):
-        yield
-
-
-@pytest.fixture(autouse=True)
-def _loop_connections_closed():
-    """The play path's event-loop connections (burraco_site/dbasync.py) belong to the test's own
-    loop: closed after each test, so none outlives it and holds the test database open."""
-    yield
-    from burraco_site import dbasync
-
-    dbasync.close_all()
-
-
-@pytest.fixture(autouse=True)
 def _shared_state_fresh():
     """Every test starts from the state a fresh process would have: what one test leaves in this
     process's memory must not count in the next. In the default mode (SQLite rolled back, so table
@@ -68,9 +49,22 @@ def _shared_state_fresh():
       PostgreSQL's ids are not reused; flushing it here would pull it from under the server
       processes and workers that session- and module-scoped fixtures keep running);
     - this process's kept positions of the play path, the matcher's running passes and the
-      sockets' pending grace tasks (whose event loop closed with the test that made them)."""
+      sockets' pending grace tasks (whose event loop closed with the test that made them);
+    - the site's default language, whatever an earlier test activated;
+    - after the test, the play path's event-loop connections (burraco_site/dbasync.py): they
+      belong to the test's own loop, and one that outlived it would hold the test database open.
+
+    Not reset, as they hold nothing a test can see: connection pools and clients keyed by their
+    settings (burraco_site/cache.py, presence's Redis client), the frame delivery loop's thread
+    (broadcast.py, started again on demand), and the engine's caches of pure functions."""
+    from django.utils import translation
+
+    from burraco_site import dbasync
+
     _reset_shared_state()
-    yield
+    with translation.override("it"):
+        yield
+    dbasync.close_all()
 
 
 def _reset_shared_state() -> None:
