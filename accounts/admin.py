@@ -16,5 +16,5 @@ class UserCreationForm(AdminUserCreationForm):
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
     add_form = UserCreationForm
-    fieldsets = BaseUserAdmin.fieldsets + ((None, {"fields": ("language",)}),)
+    fieldsets = BaseUserAdmin.fieldsets + ((None, {"fields": ("language", "sound_on", "deleted_at")}),)
     list_display = ("username", "email", "language", "date_joined", "is_staff")

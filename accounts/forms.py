@@ -58,4 +58,35 @@ class SignupForm(forms.Form):
 
 
 class LanguageForm(forms.Form):
+    """The settings' preferences: the site's language and the table's sounds."""
+
     language = forms.ChoiceField(label=_("Lingua del sito"), choices=User.Language.choices)
+    sound_on = forms.BooleanField(
+        label=_("Suoni al tavolo"), required=False,
+        help_text=_("Come partono i suoni quando apri un tavolo; al tavolo il pulsante «Suoni» li accende e spegne."),
+    )
+
+
+def _password_field(autocomplete: str = "current-password") -> forms.CharField:
+    return forms.CharField(label=_("La tua password"), strip=False,
+                           widget=forms.PasswordInput(attrs={"autocomplete": autocomplete}))
+
+
+class EmailChangeForm(forms.Form):
+    """A new address, confirmed by a link sent to it (accounts.services.email_change_request)."""
+
+    prefix = "email"
+    new_email = forms.EmailField(label=_("Nuovo indirizzo e-mail"),
+                                 widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    password = _password_field()
+
+
+class DeleteAccountForm(forms.Form):
+    """Deleting the account asks for the password and a tick that says the player means it."""
+
+    prefix = "delete"
+    password = _password_field()
+    confirm = forms.BooleanField(
+        label=_("Ho capito: l'account sparisce per sempre, le mie partite restano a nome «giocatore eliminato»."),
+        error_messages={"required": _("Spunta la casella per confermare che vuoi eliminare l'account.")},
+    )

@@ -15,6 +15,14 @@ class User(AbstractUser):
     language = models.CharField(
         _("lingua"), max_length=8, choices=Language.choices, default=Language.ITALIAN
     )
+    # The table's sounds start on or off by this (the table's own button still toggles them).
+    sound_on = models.BooleanField(_("suoni al tavolo"), default=True)
+    # "Gioca contro il computer" opens with the variant and level of the player's last game.
+    quick_preset = models.CharField(max_length=20, blank=True, default="")
+    quick_level = models.CharField(max_length=12, blank=True, default="")
+    # Set when the player deleted the account: the row stays (games keep their seats) but is
+    # anonymous (accounts.services.user_delete).
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"

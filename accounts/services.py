@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core import signing
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .models import User
+from .selectors import deleted_name, email_taken
 from .validators import validate_username
+
+EMAIL_CHANGE_SALT = "accounts.email-change"
+# A link to confirm a new address works this long (two days).
+EMAIL_CHANGE_MAX_AGE_SECONDS = 2 * 24 * 3600
+
+
+class AccountError(Exception):
+    """A refused change to an account: `code` for programs, `message` (Italian) for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
 
 
 def username_taken(username: str) -> bool:
@@ -62,6 +81,125 @@ def user_set_language(*, user: User, language: str) -> User:
     user.clean_fields(exclude=[f.name for f in User._meta.concrete_fields if f.name != "language"])
     user.save(update_fields=["language"])
     return user
+
+
+def user_set_preferences(*, user: User, language: str, sound_on: bool) -> User:
+    """The settings page's first form: the site's language and whether the table's sounds start
+    on. Only those two fields are checked and saved."""
+    user.language = language
+    user.sound_on = bool(sound_on)
+    user.clean_fields(exclude=[f.name for f in User._meta.concrete_fields if f.name != "language"])
+    user.save(update_fields=["language", "sound_on"])
+    return user
+
+
+def user_remember_quick_play(*, user: User, preset: str, level: str) -> None:
+    """"Gioca contro il computer" opens next time with this variant and level (both already
+    checked by the caller)."""
+    if (user.quick_preset, user.quick_level) != (preset, level):
+        user.quick_preset, user.quick_level = preset, level
+        user.save(update_fields=["quick_preset", "quick_level"])
+
+
+# ----------------------------------------------------------------------------- e-mail change
+# The new address gets a signed link (no table: the signature carries the account, the old and
+# the new address, and its age). Opening it while signed in as that account makes the change;
+# the old address is told. A link for an address that changed since, or older than
+# EMAIL_CHANGE_MAX_AGE_SECONDS, does nothing.
+
+
+def email_change_request(*, user: User, password: str, new_email: str, link_for: Callable[[str], str]) -> str:
+    """Send the confirmation link to `new_email` (`link_for(token)` makes the absolute URL);
+    return the address it went to. Refused with the wrong password, the same address, or one
+    another account uses."""
+    if not user.check_password(password or ""):
+        raise AccountError("wrong_password", _("La password non è giusta: l'indirizzo non è cambiato."))
+    new_email = User.objects.normalize_email((new_email or "").strip())
+    if new_email.lower() == user.email.lower():
+        raise AccountError("same_email", _("È già il tuo indirizzo: scrivine uno nuovo."))
+    if email_taken(new_email, exclude_id=user.pk):
+        raise AccountError("email_taken", _("Esiste già un account con questo indirizzo e-mail."))
+    token = signing.dumps({"u": user.pk, "old": user.email, "new": new_email}, salt=EMAIL_CHANGE_SALT)
+    context = {"user": user, "link": link_for(token), "new_email": new_email,
+               "days": EMAIL_CHANGE_MAX_AGE_SECONDS // 86400}
+    send_mail(_("Burraco: conferma il nuovo indirizzo e-mail"),
+              render_to_string("accounts/email_change_email.txt", context), None, [new_email])
+    return new_email
+
+
+def email_change_confirm(*, user: User, token: str) -> User:
+    """Make the change a link asked for, if it is this account's, recent, and still about the
+    current address; the old address hears of it."""
+    try:
+        data = signing.loads(token, salt=EMAIL_CHANGE_SALT, max_age=EMAIL_CHANGE_MAX_AGE_SECONDS)
+    except signing.SignatureExpired:
+        raise AccountError("link_expired", _(
+            "Questo link è scaduto: chiedi di nuovo il cambio di indirizzo dalle Impostazioni.")) from None
+    except signing.BadSignature:
+        raise AccountError("link_invalid", _(
+            "Questo link non è valido: copialo per intero dal messaggio, oppure chiedi di nuovo il cambio "
+            "dalle Impostazioni.")) from None
+    if data.get("u") != user.pk:
+        raise AccountError("link_other_account", _(
+            "Questo link è per un altro account: entra con l'account che ha chiesto il cambio e aprilo di nuovo."))
+    if data.get("old", "").lower() != user.email.lower():
+        raise AccountError("link_stale", _(
+            "Il tuo indirizzo è cambiato dopo questa richiesta: il link non vale più."))
+    new_email = data["new"]
+    if email_taken(new_email, exclude_id=user.pk):
+        raise AccountError("email_taken", _("Esiste già un account con questo indirizzo e-mail."))
+    old_email = user.email
+    user.email = new_email
+    try:
+        with transaction.atomic():
+            user.save(update_fields=["email"])
+    except IntegrityError:  # another account took it between the check and the save
+        user.email = old_email
+        raise AccountError("email_taken", _("Esiste già un account con questo indirizzo e-mail.")) from None
+    send_mail(_("Burraco: il tuo indirizzo e-mail è cambiato"),
+              render_to_string("accounts/email_changed_notice.txt",
+                               {"user": user, "old_email": old_email, "new_email": new_email}),
+              None, [old_email])
+    return user
+
+
+# ----------------------------------------------------------------------------- deletion
+
+
+def user_delete(*, user: User, password: str) -> None:
+    """Delete the account: refused with the wrong password or while the game side says no
+    (games.services.lobby.departures: seated at a table, entered in a tournament). The row stays,
+    anonymous, so every game keeps its seat: the name becomes "giocatore eliminato N", the
+    address a reserved one that receives nothing, the password unusable, the account inactive
+    (no log-in, no search, no challenge, no profile page)."""
+    # The game side is below accounts' edges but above its model: imported here, where used.
+    from games.live import clock
+    from games.services.lobby import departures
+    from games.services.table.seating import TableError
+
+    if not user.check_password(password or ""):
+        raise AccountError("wrong_password", _("La password non è giusta: l'account non è stato eliminato."))
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        if not locked.is_active:
+            raise AccountError("already_deleted", _("Questo account è già stato eliminato."))
+        try:
+            departures.clear_for_departure(locked, clock.now())
+        except TableError as exc:
+            raise AccountError(exc.code, exc.message) from None
+        locked.username = deleted_name(locked.pk)
+        locked.email = f"eliminato-{locked.pk}@example.invalid"
+        locked.first_name = locked.last_name = ""
+        locked.is_active = False
+        locked.is_staff = locked.is_superuser = False
+        locked.sound_on = True
+        locked.quick_preset = locked.quick_level = ""
+        locked.language = User.Language.ITALIAN
+        locked.deleted_at = timezone.now()
+        locked.set_unusable_password()
+        locked.save()
+        locked.groups.clear()
+        locked.user_permissions.clear()
 
 
 # ----------------------------------------------------------------------------- sign-up cap

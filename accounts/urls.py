@@ -10,6 +10,9 @@ urlpatterns = [
     path("accedi/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("esci/", auth_views.LogoutView.as_view(), name="logout"),
     path("impostazioni/", views.account_settings, name="settings"),
+    path("impostazioni/email/", views.email_change, name="email_change"),
+    path("impostazioni/email/conferma/<str:token>/", views.email_confirm, name="email_confirm"),
+    path("impostazioni/elimina/", views.account_delete, name="delete"),
     path(
         "password/",
         auth_views.PasswordChangeView.as_view(success_url=reverse_lazy("accounts:password_change_done")),

@@ -3,17 +3,18 @@
 from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.i18n import set_language
 
 from . import services
-from .forms import LanguageForm, SignupForm
-from .selectors import profile_user
+from .forms import DeleteAccountForm, EmailChangeForm, LanguageForm, SignupForm
+from .selectors import is_deleted_name, profile_user
 
 
 def _signup_limited(request, cap: services.SignupCap):
@@ -55,32 +56,93 @@ def signup(request):
 
 
 def profile(request, username):
+    if is_deleted_name(username):  # the name games show for a deleted account: say so
+        return render(request, "accounts/deleted_profile.html", status=410)
     player = profile_user(username)
     return render(request, "accounts/profile.html", {"player": player})
+
+
+def _render_settings(request, *, form=None, email_form=None, delete_form=None, status=200):
+    user = request.user
+    return render(request, "accounts/settings.html", {
+        "form": form or LanguageForm(initial={"language": user.language, "sound_on": user.sound_on}),
+        "email_form": email_form or EmailChangeForm(),
+        "delete_form": delete_form or DeleteAccountForm(),
+    }, status=status)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def account_settings(request):
-    form = LanguageForm(request.POST or None, initial={"language": request.user.language})
-    if request.method == "POST" and form.is_valid():
-        language = form.cleaned_data["language"]
-        services.user_set_language(user=request.user, language=language)
-        response = redirect("accounts:settings")
-        # The cookie keeps the choice after log-out on this device too.
-        response.set_cookie(
-            settings.LANGUAGE_COOKIE_NAME,
-            language,
-            max_age=365 * 24 * 3600,
-            samesite="Lax",
-            secure=settings.LANGUAGE_COOKIE_SECURE,
-        )
-        from django.utils import translation
+    if request.method == "GET":
+        return _render_settings(request)
+    form = LanguageForm(request.POST)
+    if not form.is_valid():
+        return _render_settings(request, form=form)
+    language = form.cleaned_data["language"]
+    services.user_set_preferences(user=request.user, language=language, sound_on=form.cleaned_data["sound_on"])
+    response = redirect("accounts:settings")
+    # The cookie keeps the choice after log-out on this device too.
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=365 * 24 * 3600,
+        samesite="Lax",
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+    )
+    from django.utils import translation
 
-        with translation.override(language):
-            messages.success(request, _("Impostazioni salvate."))
-        return response
-    return render(request, "accounts/settings.html", {"form": form})
+    with translation.override(language):
+        messages.success(request, _("Impostazioni salvate."))
+    return response
+
+
+@login_required
+@require_POST
+def email_change(request):
+    form = EmailChangeForm(request.POST)
+    if form.is_valid():
+        try:
+            sent_to = services.email_change_request(
+                user=request.user, password=form.cleaned_data["password"], new_email=form.cleaned_data["new_email"],
+                link_for=lambda token: request.build_absolute_uri(reverse("accounts:email_confirm", args=[token])),
+            )
+        except services.AccountError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, _("Ti abbiamo scritto a %(email)s: apri il link del messaggio per confermare il "
+                                        "nuovo indirizzo. Fino ad allora resta quello di prima.") % {"email": sent_to})
+            return redirect("accounts:settings")
+    return _render_settings(request, email_form=form, status=400)
+
+
+@login_required
+@require_GET
+def email_confirm(request, token: str):
+    try:
+        user = services.email_change_confirm(user=request.user, token=token)
+    except services.AccountError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Fatto: il tuo indirizzo e-mail ora è %(email)s.") % {"email": user.email})
+    return redirect("accounts:settings")
+
+
+@login_required
+@require_POST
+def account_delete(request):
+    form = DeleteAccountForm(request.POST)
+    if form.is_valid():
+        try:
+            services.user_delete(user=request.user, password=form.cleaned_data["password"])
+        except services.AccountError as exc:
+            form.add_error(None, exc.message)
+        else:
+            logout(request)
+            messages.success(request, _("Il tuo account è stato eliminato. Le partite giocate restano nello storico "
+                                        "a nome «giocatore eliminato». Grazie di aver giocato."))
+            return redirect("home")
+    return _render_settings(request, delete_form=form, status=400)
 
 
 @require_POST

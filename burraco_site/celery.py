@@ -45,7 +45,7 @@ def _start_scheduler(**kwargs) -> None:
     from django.conf import settings
 
     if settings.SCHEDULER_IN_WORKER:
-        from games.services import scheduler
+        from games.services.table import scheduler
 
         scheduler.start_in_background()
 

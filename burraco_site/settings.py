@@ -179,7 +179,7 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # never holds the slots that play the computer's moves (a table waiting behind an analysis
 # stalls). The embedded worker and the tests' workers read both queues.
 CELERY_ANALYSIS_QUEUE = os.environ.get("CELERY_ANALYSIS_QUEUE", CELERY_TASK_DEFAULT_QUEUE + ".analysis")
-# The turn scheduler (games/services/scheduler.py) runs in every worker (and in the embedded
+# The turn scheduler (games/services/table/scheduler.py) runs in every worker (and in the embedded
 # server): it scans the due games about once a second. No beat schedule is needed.
 SCHEDULER_INTERVAL_SECONDS = float(os.environ.get("SCHEDULER_INTERVAL_SECONDS", "1"))
 SCHEDULER_IN_WORKER = env_bool("SCHEDULER_IN_WORKER", True)
@@ -196,20 +196,20 @@ DB_QUEUE_MAX = int(os.environ.get("DB_QUEUE_MAX", "400"))
 DB_ASYNC_PLAY = env_bool("DB_ASYNC_PLAY", True)
 DB_ASYNC_CONNECTIONS = max(1, int(os.environ.get("DB_ASYNC_CONNECTIONS", "4")))
 # The computer's human-like pause before each action (0 in tests).
-# Analisi della partita (games/services/analysis.py): queue it when a match with a person ends,
+# Analisi della partita (games/services/history/analysis.py): queue it when a match with a person ends,
 # and how many worlds esperto samples per reviewed decision.
 ANALYSIS_AFTER_GAME = env_bool("ANALYSIS_AFTER_GAME", True)
 ANALYSIS_WORLDS = max(1, int(os.environ.get("ANALYSIS_WORLDS", "24")))
 BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
 # Extra seconds on the first draw of every hand after the first: the scoring of the hand just
-# over is on screen when the next deal arrives (games.services.tables.deadline_for).
+# over is on screen when the next deal arrives (games.services.table.seating.deadline_for).
 HAND_BREAK_SECONDS = max(0, int(os.environ.get("HAND_BREAK_SECONDS", "15")))
-# Presence (games/services/presence.py): every open table socket says it is there every
+# Presence (games/live/presence.py): every open table socket says it is there every
 # PRESENCE_HEARTBEAT_SECONDS, and a socket that stopped saying so counts for PRESENCE_TTL_SECONDS.
 PRESENCE_HEARTBEAT_SECONDS = max(0.5, float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "15")))
 PRESENCE_TTL_SECONDS = max(2 * PRESENCE_HEARTBEAT_SECONDS + 1,
                            float(os.environ.get("PRESENCE_TTL_SECONDS", "40")))
-# "Gioca con persone" (games/services/matchmaking.py): a lobby socket says every
+# "Gioca con persone" (games/services/lobby/matchmaking.py): a lobby socket says every
 # QUEUE_HEARTBEAT_SECONDS that its person is still there; an entry not heard of for
 # QUEUE_STALE_SECONDS (a Daphne process died) or whose last lobby socket closed
 # QUEUE_LEAVE_GRACE_SECONDS ago (a reload comes back sooner) leaves the queue; who opted in plays
@@ -220,7 +220,7 @@ QUEUE_LEAVE_GRACE_SECONDS = max(0.0, float(os.environ.get("QUEUE_LEAVE_GRACE_SEC
 QUEUE_COMPUTER_AFTER_SECONDS = max(1.0, float(os.environ.get("QUEUE_COMPUTER_AFTER_SECONDS", "60")))
 # A challenge (an invitation to a private, unrated table for two) waits this long for an answer.
 CHALLENGE_EXPIRE_SECONDS = max(10, int(os.environ.get("CHALLENGE_EXPIRE_SECONDS", "600")))
-# Tests only: let games.services.clock move the game clock (the offset lives in the cache).
+# Tests only: let games.live.clock move the game clock (the offset lives in the cache).
 BURRACO_CLOCK_ADJUSTABLE = env_bool("BURRACO_CLOCK_ADJUSTABLE", False)
 # The load benchmark's echo socket (/ws/echo/): never on in production.
 BURRACO_BENCH_ECHO = env_bool("BURRACO_BENCH_ECHO", False)

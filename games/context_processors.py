@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from games.selectors.notifications import bell as read_bell
+
 from .models import Seat, Table
 
 
@@ -22,6 +24,5 @@ def bell(request) -> dict:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    from .selectors.notifications import bell as read_bell
 
     return {"bell": read_bell(user)}

@@ -7,9 +7,10 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from games.services.table.seating import private_unrated_message
+
 from .engine import PRESET_PLAYERS, Ruleset
 from .models import BotLevel
-from .services.tables import private_unrated_message
 
 PRESET_CHOICES = [
     ("classico", _("Classico")),
@@ -89,7 +90,16 @@ class TableForm(forms.Form):
 
 
 class PlayComputerForm(forms.Form):
-    level = forms.ChoiceField(label=_("Livello del computer"), choices=BotLevel.choices, initial=BotLevel.MEDIO)
+    """"Gioca contro il computer": a variant for two and the computer's level. With no variant
+    given, the page's default (the player's last one, or Mano unica) is the caller's."""
+
+    level = forms.ChoiceField(label=_("Livello del computer"), choices=BotLevel.choices, initial=BotLevel.MEDIO,
+                              error_messages={"invalid_choice": _("Livello del computer non valido."),
+                                              "required": _("Livello del computer non valido.")})
+    preset = forms.ChoiceField(label=_("Variante"), required=False,
+                               choices=[(name, label) for name, label in PRESET_CHOICES if 2 in PRESET_PLAYERS[name]],
+                               error_messages={"invalid_choice": _(
+                                   "Variante sconosciuta: scegli una delle varianti proposte.")})
 
 
 class SitForm(forms.Form):

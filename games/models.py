@@ -114,7 +114,7 @@ class Game(models.Model):
     turn_deadline = models.DateTimeField(null=True, blank=True)
     # When the scheduler must next look at this game (a turn deadline, a computer's move that is
     # overdue, a player away past the grace); null when nothing is due. Deadlines are data: one
-    # scheduler scans this index instead of a countdown task per action (games/services/scheduler.py).
+    # scheduler scans this index instead of a countdown task per action (games/services/table/scheduler.py).
     due_at = models.DateTimeField(null=True, blank=True)
     finished = models.BooleanField(default=False, db_index=True)
     winner_side = models.SmallIntegerField(null=True, blank=True)  # None with finished = a draw
@@ -139,7 +139,7 @@ class Game(models.Model):
 class SchedulerState(models.Model):
     """The scheduler's own clock: when a tick last found PostgreSQL and Redis serving. A gap
     longer than a few ticks means the site could not serve, and the turn deadlines that fell in
-    it are moved on by its length instead of being enforced (games/services/scheduler.py)."""
+    it are moved on by its length instead of being enforced (games/services/table/scheduler.py)."""
 
     name = models.CharField(max_length=20, primary_key=True)
     last_tick = models.DateTimeField()
@@ -193,7 +193,7 @@ class Move(models.Model):
 
 class Rematch(models.Model):
     """A finished table's offer of another match: the seats whose people said yes, and the new
-    table once every person did, or how the offer ended without one (games/services/rematch.py)."""
+    table once every person did, or how the offer ended without one (games/services/lobby/rematch.py)."""
 
     class Ended(models.TextChoices):
         OPEN = "", _("Aperta")
@@ -263,7 +263,7 @@ class RatingChange(models.Model):
 
 class QueueEntry(models.Model):
     """One person waiting in "Gioca con persone" for a mode (RatingMode) and a preset, and, once
-    matched, the table they were given (games/services/matchmaking.py). At most one waiting entry
+    matched, the table they were given (games/services/lobby/matchmaking.py). At most one waiting entry
     per person; the matcher claims entries with FOR UPDATE SKIP LOCKED, so none is matched twice.
 
     `seen_at` is refreshed by the person's lobby sockets (a heartbeat of every Daphne process);
@@ -310,7 +310,7 @@ class QueueEntry(models.Model):
 
 
 class Challenge(models.Model):
-    """One person's invitation of another to a game for two (games/services/challenges.py). A
+    """One person's invitation of another to a game for two (games/services/lobby/challenges.py). A
     pending invitation past `expires_at` counts as expired whether or not a write marked it so;
     accepting makes a private, unrated table with both seated and started (`table`)."""
 
@@ -452,7 +452,7 @@ class TournamentPairing(models.Model):
 
 
 class Follow(models.Model):
-    """One person follows another ("Amici", games/services/social.py): the follower sees whether
+    """One person follows another ("Amici", games/services/lobby/social.py): the follower sees whether
     the followed player is online and at which table. Never oneself; once per pair."""
 
     follower = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="following")
@@ -488,7 +488,7 @@ class Block(models.Model):
 
 
 class Notification(models.Model):
-    """One line of the header's bell (games/services/notifications.py): an invitation, a rematch
+    """One line of the header's bell (games/services/lobby/notifications.py): an invitation, a rematch
     offer, or "your turn" at a table the person was not looking at. Stored, so it survives a
     reload; `read_at` is set when the person opens the bell. The text is made when shown (in the
     reader's language) from `kind` and the rows it points at."""
@@ -516,7 +516,7 @@ class Notification(models.Model):
     def __str__(self) -> str:
         return f"{self.user_id} {self.kind} {'read' if self.read_at else 'unread'}"
 class Analysis(models.Model):
-    """esperto's review of a finished game ("Analisi della partita", games/services/analysis.py):
+    """esperto's review of a finished game ("Analisi della partita", games/services/history/analysis.py):
     the costliest draws and discards of each person, judged from what that seat could see then.
 
     `notes` holds one dict per marked decision: hand, step (the move's index in the hand, i.e.

@@ -2,7 +2,7 @@
 service that people's actions go through too; a stale task does nothing, so a task delivered
 twice (acks_late: a worker killed mid-task has its task redone) changes nothing the second time.
 
-Turn deadlines are not tasks: the scheduler scans them (games/services/scheduler.py), in a thread
+Turn deadlines are not tasks: the scheduler scans them (games/services/table/scheduler.py), in a thread
 of every worker. Only a computer's move is queued, when a computer is to move."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from celery import shared_task
 from django.db import DatabaseError
 from redis.exceptions import RedisError
 
-from .services import analysis, scheduler, timeouts
+from games.services.history import analysis
+from games.services.table import autoplay, scheduler
 
 
 # A move that met PostgreSQL or Redis down is tried again a second later, then a little later
@@ -21,7 +22,7 @@ from .services import analysis, scheduler, timeouts
              retry_jitter=False, max_retries=15)
 def computer_move(game_id: int, version: int) -> str:
     """One action of a computer (or computer-covered) seat."""
-    return timeouts.play_computer_move(game_id, version)
+    return autoplay.play_computer_move(game_id, version)
 
 
 @shared_task(name="games.scheduler_tick", ignore_result=True)

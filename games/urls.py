@@ -34,6 +34,7 @@ urlpatterns = [
     path("sfida/<int:challenge_id>/rifiuta/", challenge_views.challenge_decline, name="challenge_decline"),
     path("sfida/<int:challenge_id>/annulla/", challenge_views.challenge_cancel, name="challenge_cancel"),
     path("amici/", social_views.friends, name="friends"),
+    path("amici/cerca/", social_views.player_search, name="player_search"),
     path("amici/segui/", social_views.follow, name="follow"),
     path("amici/smetti/", social_views.unfollow, name="unfollow"),
     path("amici/blocca/", social_views.block, name="block"),

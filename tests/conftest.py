@@ -73,8 +73,10 @@ def _reset_shared_state() -> None:
     from django.core.cache import cache
 
     from accounts.services import SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY
-    from games import consumers
-    from games.services import clock, matchmaking, play, presence
+    from games.consumers import table as table_consumer
+    from games.live import clock, presence
+    from games.services.lobby import matchmaking
+    from games.services.table import play
 
     with presence._memory.lock:
         presence._memory.members.clear()
@@ -93,7 +95,7 @@ def _reset_shared_state() -> None:
     with matchmaking._passes_lock:
         matchmaking._passes.clear()
     matchmaking._last_purge = 0.0
-    consumers._leaving.clear()
+    table_consumer._leaving.clear()
 
 
 SLOW_TIMEOUT_SECONDS = 1800

@@ -1,4 +1,4 @@
-"""Shared test factories: people and complete recorded matches (see games/services/sample_games.py)."""
+"""Shared test factories: people and complete recorded matches (see games/benchmarks/sample_games.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 
 from django.contrib.auth import get_user_model
 
-from games.services.sample_games import record_sample_match
+from games.benchmarks.sample_games import record_sample_match
 
 _counter = itertools.count(1)
 

@@ -36,6 +36,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burraco_site.gcwatch import Pauses
+from games.benchmarks.machine import machine as machine_facts
+from games.engine import Ruleset
+from games.live import clock
+from games.models import Game, Table
+from games.services.table import seating as table_services
+from games.services.table.seating import create_table, fill_with_computer, sit
 
 WILDS = {"JK"}
 
@@ -91,9 +97,6 @@ def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.sessions.backends.db import SessionStore
 
-    from games.engine import Ruleset
-    from games.models import Game
-    from games.services.tables import create_table, fill_with_computer, sit
 
     User = get_user_model()
     backend = "django.contrib.auth.backends.ModelBackend"
@@ -113,7 +116,6 @@ def prepare_tables(count: int, *, prefix: str = "bench", ruleset=None, computer:
     tables = []
     ruleset = ruleset or Ruleset.preset("classico", players=2)
     # Nobody listens to this process's lobby yet: skip building the lobby list after each seat.
-    from games.services import tables as table_services
 
     announce, table_services._announce_now = table_services._announce_now, lambda *table_ids, **kwargs: None
     try:
@@ -162,8 +164,6 @@ def restart_clocks(table_ids: list[int], seconds: float | None = None) -> None:
     timer, and the benchmark measures play, not the timeouts of tables nobody sat at yet."""
     from datetime import timedelta
 
-    from games.models import Game, Table
-    from games.services import clock
 
     timers = Table.objects.filter(pk__in=table_ids).values_list("draw_seconds", flat=True).distinct()
     for draw_seconds in list(timers):  # one statement per timer, not one per table
@@ -710,6 +710,4 @@ def _per(seconds: float | None, count: int) -> float | None:
 
 def machine() -> dict[str, Any]:
     """The machine as bench_site records it, with the load average when the run starts."""
-    from games.management.commands.bench_site import machine as machine_facts
-
     return machine_facts() | {"loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}

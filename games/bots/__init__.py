@@ -29,6 +29,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from games.bots.expert import expert_action
+from games.bots.random_player import random_action
+from games.bots.strategy import greedy_action
+
 from .knowledge import determinize
 
 LEVELS = ("principiante", "medio", "esperto")
@@ -56,14 +60,11 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
     rng = rng or random.Random()
     seat = view["seat"]
     if level == "esperto":
-        from .expert import expert_action
 
         return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds, record=record)
     game = determinize(view, rng)
     if level == "principiante":
-        from games.engine.bots import random_action
 
         return random_action(game, seat, rng)
-    from .strategy import greedy_action
 
     return greedy_action(game, seat, rng)

@@ -260,9 +260,6 @@ class Game:
     def first_player(self) -> int:
         return int(self._deal["to_move"])
 
-    def side_of(self, seat: int) -> int:
-        return seat % 2
-
     def melds(self, side: int) -> list[Meld]:
         """The side's melds on the table, in the order they were opened."""
         return list(self.table[side])

@@ -18,7 +18,7 @@ from django.db.models import Prefetch, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.models import Game, Hand, Move, Seat, Table
+from games.models import Game, Hand, Move, Seat, Table, TournamentPairing
 
 PER_PAGE = 25
 # Lists never need the engine state of the hand in play (kilobytes per game) nor the options.
@@ -209,7 +209,6 @@ def game_page_context(game: Game) -> dict[str, Any]:
 
 def _tournament_round(table_id: int) -> dict[str, Any] | None:
     """The tournament and round a table was played in, if it was a tournament table."""
-    from ..models import TournamentPairing
 
     row = (TournamentPairing.objects.filter(table_id=table_id)
            .values("round__number", "round__tournament_id", "round__tournament__name").first())

@@ -16,6 +16,8 @@ from django.db.models import Count, Q
 
 from games.models import PlayerRating, RatingMode
 
+START_RATING = 1500.0  # a newcomer's rating (the models' default); read here and by the rating service
+
 MIN_GAMES = 10  # rated games needed to appear on a leaderboard
 PROVISIONAL_BELOW = 30  # fewer rated games than this: the rating is still moving fast (K = 40)
 PER_PAGE = 50

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from ..models import Seat, Table
 
@@ -18,12 +18,15 @@ def _with_seats(qs: QuerySet[Table]) -> QuerySet[Table]:
 
 
 def open_tables(limit: int = LOBBY_LIMIT) -> list[Table]:
-    """Public tables waiting for players first, then public tables in play; newest first."""
+    """Public tables waiting for players first, then public tables in play between people
+    (a person alone against the computer is no table to look for); newest first."""
     waiting = _with_seats(
         Table.objects.filter(status=Table.Status.WAITING, private=False).order_by("-created_at")
     )[:limit]
     playing = _with_seats(
-        Table.objects.filter(status=Table.Status.PLAYING, private=False).order_by("-started_at")
+        Table.objects.filter(status=Table.Status.PLAYING, private=False)
+        .annotate(people=Count("seats", filter=Q(seats__user__isnull=False))).filter(people__gt=1)
+        .order_by("-started_at")
     )[:limit]
     return [*waiting, *playing]
 

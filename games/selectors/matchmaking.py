@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from ..engine import PRESET_PLAYERS, PRESETS
 from ..models import PlayerRating, QueueEntry, RatingMode, Seat, Table
+from .leaderboards import START_RATING
 from .rules import preset_label
 
 # The queues: one per mode (the rating modes: "2p" one against one, "4p" pairs) and preset.
@@ -26,12 +27,6 @@ def mode_label(mode: str) -> str:
     return {RatingMode.SINGLES.value: _("1 contro 1"), RatingMode.PAIRS.value: _("A coppie")}.get(mode, mode)
 
 
-def queue_names() -> list[tuple[str, str]]:
-    """Every (mode, preset) queue: a preset is queued for in the modes it is played in."""
-    return [(mode, preset) for mode, players in MODE_PLAYERS.items()
-            for preset in PRESETS if players in PRESET_PLAYERS[preset]]
-
-
 def queue_choices() -> dict[str, Any]:
     """The lobby form's choices: the modes, and the presets each allows."""
     return {
@@ -43,8 +38,6 @@ def queue_choices() -> dict[str, Any]:
 
 
 def rating_of(user, mode: str) -> float:
-    from ..services.ratings import START_RATING
-
     rating = PlayerRating.objects.filter(user=user, mode=mode).values_list("rating", flat=True).first()
     return START_RATING if rating is None else float(rating)
 

@@ -9,8 +9,9 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from games.live import clock
+
 from ..models import Notification
-from ..services import clock
 from .rules import preset_label
 
 BELL_LIMIT = 10

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from games.models import PlayerRating, RatingChange, RatingMode
-from games.selectors.leaderboards import MIN_GAMES, PROVISIONAL_BELOW, rank_of
-from games.services.ratings import START_RATING
+from games.selectors.leaderboards import MIN_GAMES, PROVISIONAL_BELOW, START_RATING, rank_of
 
 CHART_POINTS = 100
 

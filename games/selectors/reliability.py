@@ -19,7 +19,7 @@ templates/rules/rules.html):
 - reliability = finished by the player / counted, shown with the count ("Affidabilità 92 %
   (25 partite)"; at most 100). With no counted match there is no figure.
 
-Matchmaking reads it when a person joins the queue (games/services/matchmaking.py): with at least
+Matchmaking reads it when a person joins the queue (games/services/lobby/matchmaking.py): with at least
 `MIN_MATCHES` counted matches and a share below `RELIABLE_SHARE`, a person is *unreliable* and is
 grouped with people like them first; everyone else (newcomers included) is *reliable*.
 """
@@ -32,6 +32,12 @@ from dataclasses import dataclass
 from django.db import connection
 
 from ..models import Game, Seat, Table
+
+# For this long a reliable person and an unreliable one are not put at one table: each waits for
+# people like them first. Past it (either of the two waited longer) they may meet, but within the
+# rating window a person of one's own kind still comes before a nearer rating of the other.
+# (The matcher, games/services/lobby/matchmaking.py, uses it; the rules page shows it.)
+RELIABILITY_MIX_SECONDS = 15.0
 
 RELIABLE_SHARE = 0.8  # below this share (with enough matches) a person counts as unreliable
 MIN_MATCHES = 5  # fewer counted matches than this: not enough to judge, counted as reliable

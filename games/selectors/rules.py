@@ -28,6 +28,7 @@ from games.engine import (
     parse_cards,
 )
 from games.engine.game import CLOSING_BONUS, HAND_SIZE, POZZETTO_PENALTY, POZZETTO_SIZE
+from games.selectors.reliability import MIN_MATCHES, RECENT_MATCHES, RELIABILITY_MIX_SECONDS, RELIABLE_SHARE
 
 
 def engine_text(text: str) -> str:
@@ -95,8 +96,9 @@ def table_rules(options: dict[str, Any]) -> dict[str, Any]:
             continue
         value = getattr(ruleset, name)
         if value != getattr(classico, name):
-            differences.append({"name": name, "label": engine_text(option["label"]),
-                                "value": option_value_label(name, value)})
+            # The option's short name where its long label already lists the values.
+            label = _("Tallone finito") if name == "stock_exhausted" else engine_text(option["label"])
+            differences.append({"name": name, "label": label, "value": option_value_label(name, value)})
     return {"preset": preset_label(ruleset.preset_name), "target": target, "differences": differences}
 
 
@@ -255,8 +257,5 @@ def rules_context() -> dict[str, Any]:
 
 def reliability_rule() -> dict[str, int]:
     """The figures of the queue's preference for reliable players, as the matcher uses them."""
-    from ..services.matchmaking import RELIABILITY_MIX_SECONDS
-    from .reliability import MIN_MATCHES, RECENT_MATCHES, RELIABLE_SHARE
-
     return {"min_matches": MIN_MATCHES, "percent": round(RELIABLE_SHARE * 100), "seconds": int(RELIABILITY_MIX_SECONDS),
             "recent": RECENT_MATCHES}

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q
 from django.db.models.functions import Lower
 from django.urls import reverse
+
+from games.live import presence
 
 from ..models import Block, Follow, Seat, Table
 
 
 def follower_ids(user_id: int) -> list[int]:
     return list(Follow.objects.filter(followed_id=user_id).values_list("follower_id", flat=True))
-
-
-def blocked_either_way(a_id: int, b_id: int) -> bool:
-    return Block.objects.filter(Q(blocker_id=a_id, blocked_id=b_id) | Q(blocker_id=b_id, blocked_id=a_id)).exists()
 
 
 def blocked_pairs(user_ids: list[int]) -> set[frozenset[int]]:
@@ -42,6 +39,11 @@ def relation(viewer, player) -> dict[str, bool]:
             "blocking": Block.objects.filter(blocker=viewer, blocked=player).exists()}
 
 
+def followed_names(user) -> set[str]:
+    """The names this person follows (the search results' Segui / Segui già)."""
+    return set(Follow.objects.filter(follower=user).values_list("followed__username", flat=True))
+
+
 def blocked_players(user) -> list[str]:
     """The names this person blocks, in alphabetical order."""
     return list(Block.objects.filter(blocker=user).order_by(Lower("blocked__username"))
@@ -53,7 +55,6 @@ def friends(user) -> list[dict[str, Any]]:
     in play): a public table in play can be watched, a public table with an open seat joined; a
     private table is named as such, with no way in (only its own guests may). Three queries and
     one Redis round trip, whatever the number of friends."""
-    from ..services import presence
 
     follows = list(Follow.objects.filter(follower=user).select_related("followed")
                    .order_by(Lower("followed__username")))

@@ -11,7 +11,7 @@ from django.db.models import Count, Q
 from django.utils.translation import gettext as _
 
 from ..engine import swiss
-from ..models import Tournament, TournamentEntry, TournamentPairing, TournamentRound
+from ..models import Seat, Tournament, TournamentEntry, TournamentPairing
 from .rules import preset_label
 
 
@@ -35,16 +35,42 @@ def _results(pairings: list[TournamentPairing]) -> list[swiss.Result]:
                          forfeit=p.forfeit_id) for p in pairings if p.finished_at is not None]
 
 
+def _computer_played(pairings: list[TournamentPairing]) -> dict[int, set[int]]:
+    """Finished table -> the people at it who never made a move of their own while the computer
+    played their seat (they never sat down). One query."""
+    tables = [p.table_id for p in pairings if p.table_id and p.finished_at is not None]
+    out: dict[int, set[int]] = {}
+    if tables:
+        for table_id, user_id in (Seat.objects.filter(table_id__in=tables, user__isnull=False, own_moves=0,
+                                                      covered_moves__gt=0).values_list("table_id", "user_id")):
+            out.setdefault(table_id, set()).add(user_id)
+    return out
+
+
+def _computer_rounds(entries: list[TournamentEntry], pairings: list[TournamentPairing]) -> dict[int, list[int]]:
+    """Entry -> the rounds in which the computer played for one of its people."""
+    absent = _computer_played(pairings)
+    people = {e.pk: {e.user_id, e.partner_id} - {None} for e in entries}
+    out: dict[int, list[int]] = {}
+    for p in pairings:
+        for entry_id in (p.entry_a_id, p.entry_b_id):
+            if entry_id and people.get(entry_id, set()) & absent.get(p.table_id, set()):
+                out.setdefault(entry_id, []).append(p.round.number)
+    return out
+
+
 def standings(tournament: Tournament, entries: list[TournamentEntry] | None = None,
               pairings: list[TournamentPairing] | None = None) -> list[dict[str, Any]]:
     entries = _entries(tournament) if entries is None else entries
     pairings = _pairings(tournament) if pairings is None else pairings
     by_id = {e.pk: e for e in entries}
     table = swiss.standings([swiss.Entrant(e.pk, e.rating) for e in entries], _results(pairings))
+    computer = _computer_rounds(entries, pairings)
     return [{"rank": s.rank, "entry": s.entrant, "name": entry_name(by_id[s.entrant]),
              "match_points": s.match_points, "buchholz": s.buchholz, "difference": s.difference,
              "rating": round(s.rating), "played": s.played, "byes": s.byes,
-             "withdrawn": by_id[s.entrant].withdrawn_at is not None} for s in table]
+             "withdrawn": by_id[s.entrant].withdrawn_at is not None,
+             "computer_rounds": computer.get(s.entrant, [])} for s in table]
 
 
 def rounds(tournament: Tournament, entries: list[TournamentEntry] | None = None,
@@ -52,6 +78,9 @@ def rounds(tournament: Tournament, entries: list[TournamentEntry] | None = None,
     entries = _entries(tournament) if entries is None else entries
     pairings = _pairings(tournament) if pairings is None else pairings
     names = {e.pk: entry_name(e) for e in entries}
+    usernames = {u: n for e in entries for u, n in ((e.user_id, e.user.username),
+                                                    (e.partner_id, e.partner.username if e.partner_id else ""))}
+    absent = _computer_played(pairings)
     out: dict[int, dict[str, Any]] = {}
     for p in pairings:
         row = out.setdefault(p.round.number, {"number": p.round.number, "finished": p.round.finished_at is not None,
@@ -62,6 +91,7 @@ def rounds(tournament: Tournament, entries: list[TournamentEntry] | None = None,
             "url": f"/tavolo/{p.table_id}/" if p.table_id else None,
             "score_a": p.score_a, "score_b": p.score_b, "points_a": p.points_a, "points_b": p.points_b,
             "finished": p.finished_at is not None, "forfeit": names.get(p.forfeit_id) if p.forfeit_id else None,
+            "computer_for": sorted(usernames.get(u, "") for u in absent.get(p.table_id, ())),
         })
     return [out[n] for n in sorted(out)]
 
@@ -138,10 +168,15 @@ def past_tournaments(user, limit: int = 20) -> list[dict[str, Any]]:
              "as": entry_name(e), "url": f"/tornei/{e.tournament_id}/"} for e in entries]
 
 
-def rounds_count(tournament: Tournament) -> int:
-    return TournamentRound.objects.filter(tournament=tournament).count()
-
-
 def note_label(note: str) -> str:
     return {"too_few": _("Annullato: meno di due iscritti all'inizio."),
             "no_pairing": _("Concluso prima dell'ultimo turno: non restavano abbinamenti nuovi.")}.get(note, "")
+
+
+def table_tournament(table_id: int) -> dict[str, Any] | None:
+    """The event a table was paired for (its page links back to it), or None."""
+    pairing = TournamentPairing.objects.filter(table_id=table_id).select_related("round__tournament").first()
+    if pairing is None:
+        return None
+    t = pairing.round.tournament
+    return {"id": t.pk, "name": t.name, "round": pairing.round.number, "url": f"/tornei/{t.pk}/"}

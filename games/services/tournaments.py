@@ -9,7 +9,7 @@ and nothing is lost with a process:
   leaves until the start, under the tournament's row lock; refusals come from `refusal` (one
   catalogue, Italian, English through Django i18n) and change nothing. A sit-and-go starts in the
   transaction that takes its last place;
-- `advance` runs from every scheduler tick (games/services/scheduler.py): it starts the scheduled
+- `advance` runs from every scheduler tick (games/services/table/scheduler.py): it starts the scheduled
   events whose time has come (registration closes), and for each running event whose current
   round has every table finished it pairs the next round or ends the event. Tournaments are
   claimed with `FOR UPDATE SKIP LOCKED`, so two schedulers never pair one round twice;
@@ -17,14 +17,14 @@ and nothing is lost with a process:
   pairing, every table created and started in one transaction (entry A at seats 0 and 2, entry B
   at 1 and 3), and each player called to theirs on their lobby sockets (the queue's `matched`
   frame). A player who is not there is covered by the computer after the table's grace
-  (games/services/timeouts.py), as at any table: the result counts;
+  (games/services/table/autoplay.py), as at any table: the result counts;
 - `record_result` is called by the play service in the transaction that finishes a match
   (`play._finish_match`): the pairing gets the sides' totals and match points in the same commit,
   so a worker killed at any point leaves either an unfinished table (the scheduler plays it on)
   or a stored result. Who abandons forfeits the table and is withdrawn from later rounds.
 
 Tournament tables are `rated` and public, so their matches change ratings exactly like the
-queue's and the lobby's public games (games/services/ratings.py decides, with its usual rules).
+queue's and the lobby's public games (games/services/history/ratings.py decides, with its usual rules).
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games.live import clock, transport
+from games.selectors.matchmaking import matched_frame, rating_of, seat_names
+from games.selectors.tournaments import tournament_frame
+from games.services.table.seating import TableError, batched_announcements, check_players, create_table, sit
+
 from ..engine import PRESETS, IllegalMove, Ruleset, swiss
 from ..models import (
     Game,
@@ -49,8 +54,6 @@ from ..models import (
     TournamentPairing,
     TournamentRound,
 )
-from . import broadcast, clock
-from .tables import TableError, batched_announcements, check_players, create_table, sit
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +166,6 @@ def _entry_of(tournament: Tournament, user_id: int) -> TournamentEntry | None:
 
 
 def _rating(tournament: Tournament, users: list) -> float:
-    from ..selectors.matchmaking import rating_of
 
     mode = RatingMode.PAIRS if tournament.pairs else RatingMode.SINGLES
     return sum(rating_of(u, mode) for u in users) / len(users)
@@ -177,7 +179,7 @@ def register(*, tournament_id: Any, user, partner: Any = None, now: datetime | N
     _require_login(user)
     now = now or clock.now()
     # Filling a sit-and-go opens its round's tables: one lobby list for all of them, after the commit.
-    with broadcast.delivered_together(), batched_announcements(), transaction.atomic():
+    with transport.delivered_together(), batched_announcements(), transaction.atomic():
         tournament = _lock(tournament_id)
         _require_open(tournament, now)
         if _entry_of(tournament, user.pk) is not None:
@@ -258,7 +260,7 @@ def advance(now: datetime | None = None) -> dict[str, int]:
                .values_list("pk", flat=True)[:50])
     for tournament_id in due:
         try:
-            with broadcast.delivered_together(), batched_announcements(lobby_now=False), transaction.atomic():
+            with transport.delivered_together(), batched_announcements(lobby_now=False), transaction.atomic():
                 tournament = (Tournament.objects.select_for_update(skip_locked=True)
                               .filter(pk=tournament_id).first())
                 if tournament is None:
@@ -335,7 +337,7 @@ def _next_round(tournament: Tournament, now: datetime) -> bool:
         a, b = by_id[a_id], by_id[b_id]
         table = _open_table(ruleset, a, b)
         TournamentPairing.objects.create(round=round_row, entry_a=a, entry_b=b, table=table)
-        calls += _calls(table)
+        calls += _calls(table, tournament, number)
         opened.append(table.pk)
     if opened:
         # Every table of the round starts at one instant, the commit: the same start time and the
@@ -361,14 +363,14 @@ def _open_table(ruleset: Ruleset, a: TournamentEntry, b: TournamentEntry) -> Tab
     return table
 
 
-def _calls(table: Table) -> list[tuple[str, dict[str, Any]]]:
-    """Each player of a new table is called to it on their lobby sockets (a notice, a sound)."""
-    from ..selectors.matchmaking import matched_frame, seat_names
-
+def _calls(table: Table, tournament: Tournament, number: int) -> list[tuple[str, dict[str, Any]]]:
+    """Each player of a new table is called to it on their lobby sockets: every page of theirs
+    shows a full-screen call and takes them there (static/js/bell.js)."""
     table.refresh_from_db()
     seats = seat_names(table)
-    frame = matched_frame(table, seats) | {"tournament": True}
-    return [(broadcast.user_group(s.user_id), frame) for s in table.seats.all() if s.user_id]
+    frame = matched_frame(table, seats) | {"tournament": True, "tournament_id": tournament.pk,
+                                           "tournament_name": tournament.name, "round": number}
+    return [(transport.user_group(s.user_id), frame) for s in table.seats.all() if s.user_id]
 
 
 def _finish(tournament: Tournament, entries: list[TournamentEntry], results: list[swiss.Result], now: datetime,
@@ -418,11 +420,10 @@ def _tell(tournament: Tournament, extra: list[tuple[str, dict[str, Any]]] | None
     tournament_id = tournament.pk
 
     def send() -> None:
-        from ..selectors.tournaments import tournament_frame
 
         fresh = Tournament.objects.filter(pk=tournament_id).first()
         if fresh is None:
             return
-        broadcast.deliver([(tournament_group(tournament_id), tournament_frame(fresh)), *(extra or [])])
+        transport.deliver([(tournament_group(tournament_id), tournament_frame(fresh)), *(extra or [])])
 
     transaction.on_commit(send)

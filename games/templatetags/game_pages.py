@@ -13,6 +13,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
+from games.selectors.challenges import challenge_presets
+from games.selectors.history import player_recent_games
+from games.selectors.ratings import profile_ratings, rating_chart
+from games.selectors.reliability import reliability
+from games.selectors.rules import preset_label
+from games.selectors.social import relation
+from games.selectors.tournaments import past_tournaments
+
 register = template.Library()
 
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -62,16 +70,7 @@ def card_row(cards: str | Iterable[str], wild: int | None = None) -> SafeString:
 
 
 @register.filter
-def side_total(score: list[dict] | None, side: int) -> int | None:
-    """The total of one side in a stored Hand.score."""
-    if not score:
-        return None
-    return score[side].get("total")
-
-
-@register.filter
 def preset_name(name: str) -> str:
-    from games.selectors.rules import preset_label
 
     return preset_label(name)
 
@@ -88,10 +87,6 @@ def index(sequence, position: int):
 @register.inclusion_tag("games/history_profile.html", takes_context=True)
 def player_profile_extra(context, player) -> dict:
     """The profile's ratings (both modes, rank, record, chart) and the player's latest games."""
-    from games.selectors.history import player_recent_games
-    from games.selectors.ratings import profile_ratings, rating_chart
-    from games.selectors.reliability import reliability
-    from games.selectors.tournaments import past_tournaments
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
@@ -121,11 +116,13 @@ def rating_display(value: float | None) -> str:
 def challenge_button(context, username: str, compact: bool = False) -> dict:
     """"Sfida": a small form (a preset for two, from the engine) that invites `username`; shown
     to a signed-in person other than that player. No query: the presets are the engine's."""
-    from games.selectors.challenges import challenge_presets
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
-    show = bool(viewer is not None and viewer.is_authenticated and viewer.get_username() != username)
+    from accounts.selectors import is_deleted_name
+
+    show = bool(viewer is not None and viewer.is_authenticated and viewer.get_username() != username
+                and not is_deleted_name(username))
     return {
         "show": show,
         "username": username,
@@ -140,7 +137,6 @@ def challenge_button(context, username: str, compact: bool = False) -> dict:
 def social_buttons(context, player) -> dict:
     """The profile's Segui / Non seguire più and Blocca / Sblocca, for a signed-in person other
     than the player (two small queries)."""
-    from games.selectors.social import relation
 
     request = context.get("request")
     viewer = getattr(request, "user", None)

@@ -1,6 +1,6 @@
 """Challenges over HTTP: the "Sfida" form of the profile and the leaderboard, and the lobby's
 list of invitations when its socket is not there (the socket answers them live:
-games/consumers.py). Thin: the service decides, the view says what happened."""
+games/consumers/lobby.py). Thin: the service decides, the view says what happened."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from ..services import challenges
-from ..services.tables import TableError
+from games.services.lobby import challenges
+from games.services.table.seating import TableError
 
 
 def _back(request, fallback: str = "lobby"):

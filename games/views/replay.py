@@ -12,9 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games.models import Analysis
 from games.selectors.history import game_page_context
-from games.services import analysis as analysis_service
-from games.services.replays import build_hand_replay, seat_names
-from games.services.tables import TableError
+from games.selectors.replays import build_hand_replay, seat_names
+from games.services.history import analysis as analysis_service
+from games.services.table.seating import TableError
 
 from .history import _game_or_404
 

@@ -6,13 +6,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from games.engine.swiss import BYE_POINTS
 from games.selectors.rules import rules_context
+from games.views.tournaments import scale_rows
 
 
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
-    from games.engine.swiss import BYE_POINTS
-    from games.views.tournaments import scale_rows
 
     return render(request, "rules/rules.html", rules_context() | {"tournament_scale": scale_rows(),
                                                                   "tournament_bye": BYE_POINTS})

@@ -9,11 +9,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.selectors import SEARCH_MIN_LENGTH, search_players
+from games.services.lobby import notifications, social
+from games.services.table.seating import TableError
 
 from ..selectors import social as selectors
-from ..services import notifications, social
-from ..services.tables import TableError
 from .challenges import _back
 
 
@@ -53,9 +55,22 @@ def unblock(request):
     return _act(request, social.unblock, _("Hai sbloccato %(name)s."))
 
 
+def _page_number(value) -> int:
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return 1
+
+
 @login_required
 def friends(request):
+    text = request.GET.get("q", "")
+    search = (search_players(viewer=request.user, text=text, page=_page_number(request.GET.get("pagina")))
+              if text.strip() else None)
     return render(request, "games/friends.html", {
+        "search": search,
+        "search_min": SEARCH_MIN_LENGTH,
+        "following": selectors.followed_names(request.user) if search and search.names else set(),
         "friends": selectors.friends(request.user),
         "blocked": selectors.blocked_players(request.user),
         "texts": {
@@ -65,6 +80,15 @@ def friends(request):
             "join": _("Siediti"), "back": _("Torna al tavolo"), "empty": _("Non segui ancora nessuno."),
         },
     })
+
+
+@login_required
+@require_GET
+def player_search(request):
+    """The names a player search finds, for the suggestions under a name field (the lobby's
+    "Sfida un giocatore", the queue's partner): static/js/player_search.js."""
+    search = search_players(viewer=request.user, text=request.GET.get("q", ""))
+    return JsonResponse({"names": search.names, "more": search.has_next})
 
 
 @login_required

@@ -10,25 +10,19 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from games.selectors.replays import log_labels, table_log
+from games.services.lobby import notifications
+from games.services.lobby.rematch import decline_rematch, offer_rematch, rematch_state
+from games.services.table.play import abandon_match
+from games.services.table.seating import TableError, fill_with_computer, leave, sit, start_table
+
 from ..engine import IllegalMove
 from ..forms import FillForm, SitForm
+from ..live.sockets import INVITES_SESSION_KEY, invited_table_ids
 from ..models import BotLevel, Game, Table
 from ..selectors.rules import table_rules
-from ..selectors.tables import (
-    INVITES_SESSION_KEY,
-    can_start,
-    can_watch,
-    chat_phrases,
-    get_table,
-    invited_table_ids,
-    seats_in_order,
-    user_position,
-)
-from ..services import notifications
-from ..services.play import abandon_match
-from ..services.rematch import decline_rematch, offer_rematch, rematch_state
-from ..services.replays import log_labels, table_log
-from ..services.tables import TableError, fill_with_computer, leave, sit, start_table
+from ..selectors.tables import can_start, can_watch, chat_phrases, get_table, seats_in_order, user_position
+from ..selectors.tournaments import table_tournament
 
 
 def _visible_table(request, table_id: int) -> Table:
@@ -43,14 +37,23 @@ def _visible_table(request, table_id: int) -> Table:
 @require_GET
 def table(request, table_id: int):
     table = _visible_table(request, table_id)
-    if request.GET.get("trovata") and user_position(table, request.user) is not None:
-        # The lobby's "Gioca con persone" brought this player here the moment the table was made.
-        messages.success(request, _("Avversari trovati: la partita è cominciata, buon divertimento!"))
+    found = request.GET.get("trovata")
+    if found and user_position(table, request.user) is not None:
+        # The lobby brought this player here the moment the table was made: say how.
+        messages.success(request, {
+            "sfida": _("Sfida accettata: la partita è cominciata, buon divertimento!"),
+            "computer": _("Nessuno è arrivato in tempo: giochi contro il computer, fuori classifica."),
+        }.get(found, _("Avversari trovati: la partita è cominciata, buon divertimento!")))
     is_creator = table.creator_id == request.user.pk
+    seats = seats_in_order(table)
+    tournament = table_tournament(table.pk)
+    my_position = user_position(table, request.user)
     context = {
         "table": table,
-        "seats": seats_in_order(table),
-        "my_position": user_position(table, request.user),
+        "seats": seats,
+        "my_position": my_position,
+        # Nobody else at the table but the computer: the tour may stop the clock (practice.py).
+        "practice": my_position is not None and all(s.is_computer for s in seats if s.position != my_position),
         "ws_path": f"/ws/table/{table.pk}/",
         "bot_levels": BotLevel.choices,
         "chat_phrases": chat_phrases(),
@@ -62,7 +65,12 @@ def table(request, table_id: int):
         "is_creator": is_creator,
         "table_rules": table_rules(table.options),
         "log_labels": log_labels(),
-        "rematch": rematch_state(table),
+        # A tournament's table: its end links back to the event, and there is no rematch.
+        "tournament": tournament,
+        "rematch": None if tournament else rematch_state(table),
+        # People who never sat down: the computer played their whole match.
+        "computer_for": [s.user.username for s in seats if s.user_id and not s.own_moves and s.covered_moves]
+        if table.status == Table.Status.FINISHED else [],
     }
     notifications.table_opened(user=request.user, table_id=table.pk)  # its bell lines are seen now
     return render(request, "games/table.html", context)

@@ -11,11 +11,12 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from games.services.table.seating import TableError
+
 from ..engine.swiss import BYE_POINTS, SCALE, TABLE_POINTS
 from ..models import Tournament
 from ..selectors import tournaments as selectors
 from ..services import tournaments
-from ..services.tables import TableError
 
 
 @require_GET
@@ -54,6 +55,8 @@ def _labels() -> dict:
         "forfeit": _("{n} ha abbandonato"), "entrants": _("{n} iscritti su {c}"),
         "standings": _("Classifica"), "finalTable": _("Classifica finale"),
         "called": _("Il tuo tavolo è pronto: il turno comincia ora."),
+        "computerRounds": _("al suo posto il computer, turno {n}"),
+        "computerFor": _("per {names} ha giocato il computer"),
     }
 
 

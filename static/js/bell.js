@@ -6,6 +6,7 @@
 
 import { el, fmt, keyed, setHidden } from "./lib/dom.js";
 import { LiveSocket } from "./lib/socket.js";
+import { Sounds } from "./table/sound.js";
 
 const bell = document.getElementById("bell");
 const listeners = [];
@@ -58,9 +59,70 @@ function draw(frame) {
   unread = frame.unread;
 }
 
+// ---------------------------------------------------------------- a tournament's call
+
+// A round was paired: whatever page the person is on, a full-screen call with the table's link
+// and a short countdown, then the table. Only a page of a game they are playing keeps them there
+// (the call and its link stay up). The sound plays once the page has had any interaction.
+const CALL_SECONDS = 1; // the call reads at a glance; the table is there within 3 s of the pairing
+const sounds = new Sounds(`burraco:sound:${bell ? bell.dataset.user || "" : ""}`);
+for (const type of ["pointerdown", "keydown"]) document.addEventListener(type, () => sounds.unlock(), { once: true });
+let callTimer = null;
+
+function inMyGame() {
+  const table = document.getElementById("table-page");
+  return Boolean(table && table.dataset.status === "playing" && table.dataset.myPosition !== "");
+}
+
+function call(frame) {
+  if (!bell || !frame.url || location.pathname === frame.url) return;
+  document.getElementById("tournament-call-dialog")?.remove();
+  clearInterval(callTimer);
+  const words = bell.dataset;
+  const dialog = el("dialog", "call-dialog");
+  dialog.id = "tournament-call-dialog";
+  dialog.setAttribute("aria-labelledby", "call-title");
+  const title = el("h2", "", frame.round ? fmt(words.callRound, { n: frame.round }) : words.callTitle);
+  title.id = "call-title";
+  const what = el("p", "call-what", frame.tournament_name || "");
+  const count = el("p", "call-count");
+  count.id = "call-count";
+  const go = el("a", "button", words.callGo);
+  go.id = "call-go";
+  go.href = frame.url;
+  const stay = el("button", "button secondary", words.callStay);
+  stay.type = "button";
+  stay.id = "call-stay";
+  const actions = el("p", "actions");
+  actions.append(go, stay);
+  dialog.append(title, what, count, actions);
+  document.body.append(dialog);
+  dialog.showModal();
+  go.focus();
+  sounds.play("matched");
+  const away = inMyGame();
+  let left = CALL_SECONDS;
+  const tick = () => {
+    count.textContent = away ? words.callBusy : fmt(words.callCount, { n: left });
+    if (!away && left <= 0) {
+      clearInterval(callTimer);
+      location.assign(frame.url);
+    }
+    left -= 1;
+  };
+  stay.addEventListener("click", () => {
+    clearInterval(callTimer);
+    dialog.close();
+    dialog.remove();
+  });
+  tick();
+  if (!away) callTimer = setInterval(tick, 1000);
+}
+
 /** A frame of the person's socket (the lobby page calls this with its own). */
 export function bellFrame(frame) {
   if (bell && frame.type === "bell") draw(frame);
+  if (frame.type === "matched" && frame.tournament) call(frame);
   for (const fn of listeners) fn(frame);
 }
 
@@ -110,3 +172,4 @@ if (bell) {
     socket.connect();
   }
 }
+window.burracoBell = { sounds };

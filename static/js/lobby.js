@@ -4,7 +4,7 @@
 
 import { el, fmt, readJSON } from "./lib/dom.js";
 import { LiveSocket } from "./lib/socket.js";
-import { allowed, describeWaiting, nextState, pairEnded, tableAddress } from "./queue.js";
+import { allowed, describeWaiting, foundBy, nextState, pairEnded, tableAddress } from "./queue.js";
 import { Sounds } from "./table/sound.js";
 import { bellFrame } from "./bell.js";
 import { checkStarted } from "./waiting.js";
@@ -95,6 +95,8 @@ const socket = new LiveSocket(root.dataset.wsPath, {
       challengeNotice(frame.message);
     } else if (frame.type === "pair_invite") {
       pairInviteFrame(frame);
+    } else if (frame.type === "matched" && frame.tournament) {
+      // a tournament's call: the bell's full-screen call takes the person to the table
     } else if (frame.type === "queue" || frame.type === "matched" || frame.type === "error") {
       queueFrame(frame);
     }
@@ -161,11 +163,12 @@ function queueFrame(frame) {
   const before = queue.status;
   queue = nextState(queue, frame, Date.now());
   if (queue.status === "matched" && before !== "matched") {
-    queueNotice(fmt(queue.computer ? L.queueComputer : L.queueMatched, { n: queue.table }));
+    const notice = { sfida: L.challengeAccepted, computer: L.queueComputer }[foundBy(queue)] || L.queueMatched;
+    queueNotice(fmt(notice, { n: queue.table }));
     sounds.play("matched");
     document.title = `● ${document.title}`;
     // Long enough to see the notice and hear the sound; the table page says it again.
-    setTimeout(() => location.assign(tableAddress(queue.url)), 600);
+    setTimeout(() => location.assign(tableAddress(queue.url, foundBy(queue))), 600);
   } else if (queue.status === "waiting") {
     queueNotice("");
   } else if (queue.status === "idle" && queue.reason === "left") {

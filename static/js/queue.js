@@ -12,7 +12,10 @@ const WINDOW_ANYONE_SECONDS = 30;
 
 /** The queue state after a frame: {status: "idle"|"waiting"|"matched", ...}; `now` in ms. */
 export function nextState(state, frame, now) {
-  if (frame.type === "matched") return { status: "matched", table: frame.table, url: frame.url, computer: frame.computer };
+  if (frame.type === "matched") {
+    const found = { status: "matched", table: frame.table, url: frame.url, computer: frame.computer };
+    return frame.challenge ? { ...found, challenge: true } : found;
+  }
   if (frame.type !== "queue") return state;
   if (state.status === "matched") return state; // the page is already on its way to the table
   if (frame.status === "waiting") {
@@ -47,9 +50,16 @@ export function describeWaiting(state, labels, now) {
   return { what, seconds: fmt(labels.queueSeconds, { n: waited }), detail: details.join(" ") };
 }
 
-/** Where the page goes once matched: the table, flagged so that its page says so. */
-export function tableAddress(url) {
-  return `${url}${url.includes("?") ? "&" : "?"}trovata=1`;
+/** Where the page goes once matched: the table, flagged with how it was found ("1": people
+ * from the queue, "computer": the queue's fallback, "sfida": a challenge), so its page says so. */
+export function tableAddress(url, how = "1") {
+  return `${url}${url.includes("?") ? "&" : "?"}trovata=${how}`;
+}
+
+/** How a `matched` state was found, for tableAddress. */
+export function foundBy(state) {
+  if (state.challenge) return "sfida";
+  return state.computer ? "computer" : "1";
 }
 
 /** The presets a mode allows, from the options' `data-modes` ("2p,4p"). */

@@ -203,12 +203,51 @@ function run(effects) {
   if (state.seat !== null) saveOrder();
   for (const fn of later) fn();
   if (state.finished) renderRematch();
-  if (!tourChecked && state.view && state.seat !== null && state.status === "playing") {
+  renderFinished();
+  if (!tourChecked && practice && state.view && state.seat !== null && state.status === "playing") {
     tourChecked = true; // the first visit's tour, over the table as it is now drawn
-    startTour(L.tour);
+    openTour(false);
   }
+  holdClock();
 }
 let tourChecked = false;
+
+// ---------------------------------------------------------------- the tour stops the clock
+
+// Only at a practice table (nobody but the computer): with people the tour is a link to the
+// controls page, never an overlay on a running clock.
+const practice = root.dataset.practice === "1";
+let tourOpen = false;
+let heldDeadline = null;
+let released = false;
+
+function openTour(force) {
+  startTour(L.tour, {
+    force,
+    onOpen() {
+      tourOpen = true;
+      heldDeadline = null;
+      holdClock();
+    },
+    onClose() {
+      tourOpen = false;
+      socket.send({ type: "tour", open: false }); // our turn starts again with its full time
+    },
+  });
+}
+
+/** While the tour is open, a deadline of ours that reaches the page is stopped (once each). */
+function holdClock() {
+  if (practice && !tourOpen && !released && S.isMyTurn(state) && !state.deadline) {
+    // A page closed with the tour open left our clock stopped: it starts again now.
+    released = true;
+    socket.send({ type: "tour", open: false });
+  }
+  if (!tourOpen || (heldDeadline !== null && heldDeadline === state.deadline)) return;
+  if (heldDeadline !== null && !(state.deadline && S.isMyTurn(state))) return;
+  heldDeadline = state.deadline || "";
+  socket.send({ type: "tour", open: true });
+}
 
 // ---------------------------------------------------------------- motion
 
@@ -455,6 +494,29 @@ on("score-dialog", "close", () => {
   if (dialog.dataset.review === "1") delete dialog.dataset.review; // put aside to look at the table
   else S.closeScore(state);
   view.render();
+  renderFinished();
+});
+// A finished match whose scoring was closed keeps a bar: the result, the scoring (and the
+// rematch in it) again, and the way back to the lobby or the tournament.
+function renderFinished() {
+  const bar = $("finished-bar");
+  if (!bar) return;
+  const dialog = $("score-dialog");
+  const show = state.finished && !state.reviewing && !dialog.open;
+  bar.hidden = !show;
+  if (show) $("finished-text").textContent = $("score-result").textContent || L.matchOver;
+  if (state.finished && $("score-tournament")) $("score-tournament").hidden = false;
+}
+on("finished-score", "click", () => {
+  if ($("score-table").rows.length) {
+    state.scoreOpen = true;
+    $("score-dialog").showModal();
+  } else {
+    view.showScore(state.handOver || { match_over: true, totals: state.totals,
+      winner_side: state.result ? state.result.winner_side : null });
+  }
+  renderRematch();
+  renderFinished();
 });
 on("score-review", "click", () => {
   S.reviewTable(state);
@@ -503,7 +565,7 @@ on("btn-notify", "click", async () => {
   if (typeof Notification !== "undefined") await Notification.requestPermission();
   renderNotifyButton();
 });
-on("btn-tour", "click", () => startTour(L.tour, { force: true }));
+if (practice) on("btn-tour", "click", () => openTour(true));
 
 function renderSoundButton() {
   const button = $("btn-sound");

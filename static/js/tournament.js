@@ -1,16 +1,14 @@
 // A tournament's page: standings and pairings kept live over the lobby socket (`tournament_watch`,
 // then a `tournament` frame whenever a table ends or a round is paired: docs/protocol.md), and
-// the call to one's own table (the queue's `matched` frame) shown with a notice and a sound.
+// the call to one's own table (the queue's `matched` frame) shown with a notice; the header bell's
+// full-screen call (bell.js) plays the sound and takes the player there.
 
 import { el, fmt, readJSON, setHidden, setText } from "./lib/dom.js";
 import { LiveSocket } from "./lib/socket.js";
-import { Sounds } from "./table/sound.js";
 
 const root = document.getElementById("tournament");
 const L = readJSON("tournament-labels", {});
 const id = Number(root.dataset.id);
-const sounds = new Sounds(`burraco:sound:${root.dataset.username || ""}`);
-document.addEventListener("pointerdown", () => sounds.unlock(), { once: true });
 
 function standingsRow(s) {
   const tr = el("tr");
@@ -18,6 +16,9 @@ function standingsRow(s) {
   if (s.withdrawn) tr.className = "withdrawn";
   const name = el("td", "", s.name);
   if (s.withdrawn) name.append(" ", el("span", "muted", `(${L.withdrawn})`));
+  if ((s.computer_rounds || []).length) {
+    name.append(" ", el("span", "muted computer-played", `(${fmt(L.computerRounds, { n: s.computer_rounds.join(", ") })})`));
+  }
   const played = s.byes ? `${s.played}+${s.byes}` : String(s.played);
   tr.append(el("td", "num", String(s.rank)), name, el("td", "num", String(s.match_points)),
     el("td", "num", String(s.buchholz)), el("td", "num", String(s.difference)),
@@ -35,6 +36,9 @@ function pairingItem(p) {
   if (p.finished) {
     li.append(el("span", "score", `${p.score_a} – ${p.score_b} · ${p.points_a}–${p.points_b} ${L.mp}`));
     if (p.forfeit) li.append(" ", el("span", "muted", `(${fmt(L.forfeit, { n: p.forfeit })})`));
+    if ((p.computer_for || []).length) {
+      li.append(" ", el("span", "muted computer-played", `(${fmt(L.computerFor, { names: p.computer_for.join(", ") })})`));
+    }
   } else if (p.url) {
     const a = el("a", "small-link", L.watch);
     a.href = p.url;
@@ -76,8 +80,7 @@ function called(frame) {
   const link = document.getElementById("tournament-call-link");
   link.href = frame.url;
   setText(document.getElementById("tournament-call-text"), L.called);
-  setHidden(document.getElementById("tournament-call"), false);
-  sounds.play("matched");
+  setHidden(document.getElementById("tournament-call"), false); // the bell's call plays the sound
 }
 
 const socket = new LiveSocket(root.dataset.wsPath, {
@@ -94,4 +97,3 @@ const socket = new LiveSocket(root.dataset.wsPath, {
   },
 }, { baseDelay: 1000, maxDelay: 15000, pingEvery: 25000 });
 socket.connect();
-window.burracoTournament = { sounds };

@@ -11,8 +11,8 @@ from io import StringIO
 
 import pytest
 
-from games.bots import audit, tournament
-from games.bots.audit import Auditor
+from games.bots.lab import audit, tournament
+from games.bots.lab.audit import Auditor
 from games.engine import Game, Ruleset, full_deck
 
 RULES = Ruleset.preset("classico")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from games.bots import LEVELS, choose_action, knowledge, strategy, tournament
+from games.bots import LEVELS, choose_action, knowledge, strategy
+from games.bots.lab import tournament
 from games.engine import Game, IllegalMove, Ruleset
 
 
@@ -26,7 +27,7 @@ def play_out(game: Game, levels: dict[int, str], rng: random.Random, max_actions
 
 
 def test_bots_package_imports_no_django():
-    code = ("import sys, random; import games.bots, games.bots.tournament, games.bots.expert; "
+    code = ("import sys, random; import games.bots, games.bots.lab.tournament, games.bots.expert; "
             "assert not any(m == 'django' or m.startswith('django.') for m in sys.modules), 'django'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(Path(__file__).parents[2]))
 

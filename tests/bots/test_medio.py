@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from games.bots import choose_action, tournament
+from games.bots import choose_action
+from games.bots.lab import tournament
 from games.engine import Game, Ruleset, full_deck
 
 RULES = Ruleset.preset("classico")

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from games.bots import choose_action, expert, knowledge, tournament
+from games.bots import choose_action, expert, knowledge
+from games.bots.lab import tournament
 from games.engine import Card, Game, Ruleset, parse_cards
 
 from ..engine.helpers import POZZETTO, POZZETTO2, hidden_twin

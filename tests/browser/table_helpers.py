@@ -13,7 +13,7 @@ from django.test import Client
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
 from games.models import Game, Hand, Rematch, Table
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 DESKTOP = {"width": 1280, "height": 800}
@@ -262,6 +262,17 @@ def close_the_hand(anna, bruno) -> None:
     card(anna, "KS").drag_to(anna.locator("#melds-us .meld[data-meld-id]").last)
     wait_version(anna, 7)
     card(anna, "4D").drag_to(anna.locator("#discard"))
+
+
+def play_to_the_score(live_site: str, table: Table, anna, bruno) -> None:
+    """Both pages open `table` (at CLOSING_WITH_STOCK, version 0), Anna closes the hand, and
+    both show its scoring."""
+    for page in (anna, bruno):
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+    close_the_hand(anna, bruno)
+    for page in (anna, bruno):
+        page.locator("#score-dialog[open]").wait_for()
 
 
 def ask_rematch(asker, asker_name: str, other, other_name: str) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from games.engine import Ruleset
 from games.models import Game, RatingChange, Table
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 from .table_helpers import DESKTOP, PHONE, shoot, signed_in_page, wait_version

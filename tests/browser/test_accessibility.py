@@ -7,24 +7,25 @@ from __future__ import annotations
 import pytest
 
 from games.engine import Ruleset
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, fill_with_computer
 from tests.factories import finished_match, make_user, make_users
 
 from .axe import serious_violations
-from .table_helpers import DESKTOP, PHONE, signed_in_page, wait_version
+from .table_helpers import DESKTOP, PHONE, signed_in_page, wait_snapshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_first_visit_tour_over_the_table(live_site, browser, screenshot_dir):
-    anna, bruno = make_user("anna"), make_user("bruno")
+    # Shown by itself only at a practice table (nobody but the computer): issue 29, item 3.
+    anna = make_user("anna")
     table = create_table(creator=anna, ruleset=Ruleset.preset("classico", draw_seconds=300, play_seconds=300))
-    sit(table_id=table.pk, user=bruno, position=1)
+    fill_with_computer(table_id=table.pk, user=anna, position=1, level="principiante")
     for label, viewport in (("1280", DESKTOP), ("390", PHONE)):
         context, page = signed_in_page(browser, live_site, anna, viewport, tour=True)
         try:
             page.goto(f"{live_site}/tavolo/{table.pk}/")
-            wait_version(page, 0)
+            wait_snapshot(page)
             tour = page.locator("#tour")
             tour.wait_for()
             assert page.locator("#tour-count").inner_text() == "1 di 6"
@@ -45,7 +46,7 @@ def test_first_visit_tour_over_the_table(live_site, browser, screenshot_dir):
             tour.wait_for(state="detached")
             assert page.locator(".tour-target").count() == 0
             page.reload()  # seen once: not again
-            wait_version(page, 0)
+            wait_snapshot(page)
             page.wait_for_timeout(300)
             assert page.locator("#tour").count() == 0
             page.click("#btn-tour")  # unless asked for

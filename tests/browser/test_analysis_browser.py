@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games.models import Analysis
-from games.services import analysis
+from games.services.history import analysis
 from tests.factories import finished_match, make_user
 
 from .test_pages import DESKTOP, PHONE, open_page, step

@@ -50,8 +50,8 @@ def test_a_challenge_from_the_profile_reaches_the_lobby_live_and_is_accepted(liv
             assert serious_violations(page) == []
 
         page_b.click("#invitations-list .invitation button:has-text('Accetta')")
-        page_b.wait_for_url(re.compile(r"/tavolo/\d+/\?trovata=1$"))
-        page_a.wait_for_url(re.compile(r"/tavolo/\d+/\?trovata=1$"))
+        page_b.wait_for_url(re.compile(r"/tavolo/\d+/\?trovata=sfida$"))
+        page_a.wait_for_url(re.compile(r"/tavolo/\d+/\?trovata=sfida$"))
         assert page_a.url == page_b.url
         challenge = Challenge.objects.get()
         table = Table.objects.get(pk=challenge.table_id)

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from games.models import Challenge, QueueEntry, Table
-from games.services import matchmaking
-from games.services.play import abandon_match
+from games.services.lobby import matchmaking
+from games.services.table.play import abandon_match
 from tests.factories import make_user
 from tests.games.helpers import started_table
 

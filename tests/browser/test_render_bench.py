@@ -14,7 +14,7 @@ import statistics
 import pytest
 
 from games.engine import Ruleset
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.conftest import OUTPUT
 from tests.factories import make_user
 

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 
 from games.engine import Ruleset
 from games.models import Table
-from games.services.tables import create_table
+from games.services.table.seating import create_table
 from tests.factories import make_user
 
 from .axe import serious_violations

@@ -12,7 +12,8 @@ import re
 import pytest
 
 from games.models import Follow, Game, Notification, Table
-from games.services import challenges, play
+from games.services.lobby import challenges
+from games.services.table import play
 from tests.factories import make_user
 from tests.games.helpers import engine_of, started_table
 

@@ -11,7 +11,7 @@ import pytest
 
 from games.engine import Ruleset
 from games.models import Game, Move, Seat, Table
-from games.services.tables import create_table, fill_with_computer, sit
+from games.services.table.seating import create_table, fill_with_computer, sit
 from tests.factories import make_user
 
 from .table_helpers import (

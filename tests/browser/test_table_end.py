@@ -16,13 +16,12 @@ from .axe import serious_violations
 from .table_helpers import (
     DESKTOP,
     PHONE,
-    close_the_hand,
     hand,
+    play_to_the_score,
     rematch_live,
     shoot,
     signed_in_page,
     two_people,
-    wait_version,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -35,13 +34,8 @@ def test_the_scoring_the_next_hand_and_a_rematch(live_site, browser, screenshot_
     ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
     ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
     try:
+        play_to_the_score(live_site, table, page_a, page_b)
         for page in (page_a, page_b):
-            page.goto(f"{live_site}/tavolo/{table.pk}/")
-            wait_version(page, 0)
-        close_the_hand(page_a, page_b)
-
-        for page in (page_a, page_b):
-            page.locator("#score-dialog[open]").wait_for()
             page.locator("#score-next").wait_for()
         game = Game.objects.get(table=table)
         assert game.hand_number == 2
@@ -93,12 +87,8 @@ def test_the_scoring_the_next_hand_and_a_rematch(live_site, browser, screenshot_
     ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
     ctx_b, page_b = signed_in_page(browser, live_site, bruno, PHONE)
     try:
+        play_to_the_score(live_site, table, page_a, page_b)
         for page in (page_a, page_b):
-            page.goto(f"{live_site}/tavolo/{table.pk}/")
-            wait_version(page, 0)
-        close_the_hand(page_a, page_b)
-        for page in (page_a, page_b):
-            page.locator("#score-dialog[open]").wait_for()
             page.locator("#rematch-box").wait_for()
             assert page.locator("#score-result").inner_text().startswith("Partita finita.")
             assert page.locator("#score-lobby").is_visible()

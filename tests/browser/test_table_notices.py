@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games.engine import Ruleset
 from games.models import Game, Seat
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 from .table_helpers import (

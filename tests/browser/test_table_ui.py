@@ -11,7 +11,7 @@ import pytest
 
 from games.engine import Ruleset
 from games.models import Game, Move
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 from .axe import serious_violations

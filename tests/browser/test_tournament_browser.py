@@ -1,7 +1,8 @@
 """A sit-and-go's page in Chromium, before, during and after, at 1280x800 and 390x844: Bruno takes
 the last place from his phone, both pages see round 1 paired live over the lobby socket and Anna
 is called to her table (a notice and the sound); the results, round 2 and the final standings
-reach the open pages without a reload. The tables are played out here through the play service
+reach the open pages without a reload. (The round's call takes Anna's page to her table: she
+comes back to the event's page.) The tables are played out here through the play service
 (each seat by its own person, a beginner's choices), the round paired by the scheduler's pass."""
 
 from __future__ import annotations
@@ -49,12 +50,20 @@ def test_a_sit_and_go_page_before_during_and_after(live_site, browser, screensho
         page_b.wait_for_load_state()
         assert "Iscrizione fatta" in page_b.locator(".messages").inner_text()
         page_b.locator("#tournament-live").wait_for()
-        # Anna's page heard it live: round 1, and her call to the table.
+        # Anna's page heard it live: the full-screen call to her table, its sound, then the table.
+        page_a.locator("#tournament-call-dialog").wait_for()
+        href, played = page_a.evaluate("[document.getElementById('call-go').getAttribute('href'),"
+                                       " window.burracoBell.sounds.played]")
+        assert played.count("matched") == 1
+        mine = TournamentPairing.objects.filter(round__tournament=t, table__seats__user=anna).get()
+        assert href == f"/tavolo/{mine.table_id}/"
+        page_a.wait_for_url(f"**/tavolo/{mine.table_id}/")
+        # Back on the event's page: round 1, and her call to the table standing there.
+        page_a.goto(f"{live_site}/tornei/{t.pk}/")
+        page_a.locator("#tournament-live").wait_for()
         page_a.locator("#tournament-call").wait_for()
         page_a.locator('#rounds .round[data-round="1"]').wait_for()
         assert page_a.locator("#rounds .pairing").count() == 2
-        assert page_a.evaluate("window.burracoTournament.sounds.played").count("matched") == 1
-        mine = TournamentPairing.objects.filter(round__tournament=t, table__seats__user=anna).get()
         assert page_a.locator("#tournament-call-link").get_attribute("href") == f"/tavolo/{mine.table_id}/"
         assert page_b.locator("#tournament-call").is_visible()  # his page came back with the call
 
@@ -70,6 +79,13 @@ def test_a_sit_and_go_page_before_during_and_after(live_site, browser, screensho
 
         play_out(first[1].table, rng, seated(first[1].table))
         assert tournaments.advance()["rounds"] == 1
+        # Round 2's call takes both pages to their new tables; they come back to the event's page.
+        for page, person in ((page_a, anna), (page_b, bruno)):
+            table_id = TournamentPairing.objects.get(round__tournament=t, round__number=2,
+                                                     table__seats__user=person).table_id
+            page.wait_for_url(f"**/tavolo/{table_id}/")
+            page.goto(f"{live_site}/tornei/{t.pk}/")
+            page.locator("#tournament-live").wait_for()
         page_a.locator('#rounds .round[data-round="2"]').wait_for()
         for pairing in TournamentPairing.objects.filter(round__tournament=t, round__number=2).select_related("table"):
             play_out(pairing.table, rng, seated(pairing.table))

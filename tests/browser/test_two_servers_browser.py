@@ -10,7 +10,7 @@ import pytest
 
 from games.engine import Ruleset
 from games.models import Table
-from games.services.tables import create_table, sit
+from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 from .table_helpers import (

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from games.bots import tournament  # noqa: E402
+from games.bots.lab import tournament
 from games.engine import replay  # noqa: E402
 from tests.engine.test_properties import play_checked  # noqa: E402
 

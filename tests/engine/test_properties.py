@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.bots.random_player import random_action
 from games.engine import (
     ALL_CARDS,
     MESSAGES,
@@ -22,7 +23,6 @@ from games.engine import (
     lay_off,
     replay,
 )
-from games.engine.bots import random_action
 
 FULL = Counter({c.text: (4 if c.text == "JK" else 2) for c in ALL_CARDS})
 CARD_TEXTS = {c.text for c in ALL_CARDS}

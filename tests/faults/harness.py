@@ -712,8 +712,7 @@ def check_integrity(db: Db, tables: list[Table], *, allow_timeouts: bool = False
     position for that client's seat. Returns counts; raises AssertionError with what differs."""
     from games.engine import Game as EngineGame
     from games.engine import replay
-    from games.selectors.tables import engine_view
-    from games.services.play import public_action
+    from games.live.frames import engine_view, public_action
 
     problems: list[str] = []
     moves_checked = frames_checked = 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from games.services.scheduler import AFTER_OUTAGE_SECONDS
+from games.services.table.scheduler import AFTER_OUTAGE_SECONDS
 
 from .harness import (
     PLAY_ON_SECONDS,

@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from games.services.scheduler import AFTER_OUTAGE_SECONDS
+from games.services.table.scheduler import AFTER_OUTAGE_SECONDS
 
 from .harness import (
     PLAY_ON_SECONDS,

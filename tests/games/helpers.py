@@ -11,8 +11,9 @@ from django.test import Client
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
+from games.live import transport
 from games.models import Game, Table
-from games.services import broadcast, tables
+from games.services.table import seating
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
 
@@ -31,7 +32,7 @@ def postgresql_without_timers(monkeypatch, why: str) -> None:
 
 def without_timers(monkeypatch) -> None:
     """Stop the timers and computer moves an action would schedule: a test sees only its own moves."""
-    from games.services import turns
+    from games.services.table import turns
 
     monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
 
@@ -39,6 +40,13 @@ def without_timers(monkeypatch) -> None:
 def make_user(username: str):
     # No password: hashing one (Argon2) would cost more than the test; force_login needs none.
     return get_user_model().objects.create_user(username=username, email=f"{username}@example.it", password=None)
+
+
+def logged_in(user) -> Client:
+    """Django's test client signed in as `user`."""
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 def session_cookie(user) -> bytes:
@@ -63,9 +71,9 @@ def started_table(users: list, *, preset: str = "classico", target=None, **overr
     """A table with these people in seats 0..n-1, started (hand 1 dealt)."""
     players = len(users)
     ruleset = Ruleset.preset(preset, players=players, target=target, **overrides)
-    table = tables.create_table(creator=users[0], ruleset=ruleset)
+    table = seating.create_table(creator=users[0], ruleset=ruleset)
     for position, user in enumerate(users[1:], start=1):
-        tables.sit(table_id=table.pk, user=user, position=position)
+        seating.sit(table_id=table.pk, user=user, position=position)
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING
     return table
@@ -108,5 +116,5 @@ class Capture:
 
 def capture(monkeypatch) -> Capture:
     cap = Capture()
-    monkeypatch.setattr(broadcast, "deliver", cap)
+    monkeypatch.setattr(transport, "deliver", cap)
     return cap

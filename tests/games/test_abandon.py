@@ -13,11 +13,13 @@ from django.urls import reverse
 from games import tasks
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove, Ruleset
+from games.live import clock, transport
 from games.models import Game, Hand, Move, PlayerRating, RatingChange, Table
-from games.services import broadcast, clock, ratings, scheduler, timeouts, turns
-from games.services.play import abandon_match, submit_action
-from games.services.replays import build_hand_replay, verify_game
-from games.services.tables import create_table, sit
+from games.selectors.replays import build_hand_replay, verify_game
+from games.services.history import ratings
+from games.services.table import autoplay, scheduler, turns
+from games.services.table.play import abandon_match, submit_action
+from games.services.table.seating import create_table, sit
 from tests.games.helpers import capture, engine_of, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -125,7 +127,7 @@ def test_abandoning_finishes_the_match_for_the_other_side_with_the_hand_unscored
     # the table's status goes to everyone.
     groups = cap.by_group()
     for position in (0, 1, None):
-        group = broadcast.seat_group(table.pk, position) if position is not None else broadcast.public_group(table.pk)
+        group = transport.seat_group(table.pk, position) if position is not None else transport.public_group(table.pk)
         over, snap = groups[group]
         assert over == {"type": "match_over", "version": version + 1, "hand_number": 1, "reason": "abandoned",
                         "abandoned_by": "bruno", "abandoned_seat": 1, "totals": [0, 0], "winner_side": 0}
@@ -135,12 +137,12 @@ def test_abandoning_finishes_the_match_for_the_other_side_with_the_hand_unscored
         assert ("hand" in snap["view"]) is (position is not None)
         if position is not None:
             assert snap["view"]["seat"] == position
-    table_frames = [f for f in groups[broadcast.all_group(table.pk)] if f["type"] == "table"]
+    table_frames = [f for f in groups[transport.all_group(table.pk)] if f["type"] == "table"]
     assert table_frames and table_frames[-1]["table"]["status"] == "finished"
 
     # Nothing more happens to a finished game: old timers and computer tasks are stale, actions refused.
-    assert timeouts.handle_due(game.pk, version) == "stale"
-    assert timeouts.play_computer_move(game.pk, version + 1) == "stale"
+    assert autoplay.handle_due(game.pk, version) == "stale"
+    assert autoplay.play_computer_move(game.pk, version + 1) == "stale"
     with pytest.raises(IllegalMove) as info:
         submit_action(game_id=game.pk, seat=0, action={"type": "draw"}, user=anna)
     assert info.value.code == "not_playing"

@@ -7,7 +7,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games.models import Game, Table
-from games.services import turns
+from games.services.table import turns
 from tests.games.helpers import make_user
 from tests.games.test_consumers import asgi_application, connect, hello, receive_type, two_player_game
 

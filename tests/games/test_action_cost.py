@@ -6,9 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from games.live import sockets
 from games.models import Game, Move
-from games.services import turns
-from games.services.play import apply_action
+from games.services.table import turns
+from games.services.table.play import apply_action
 from tests.games.helpers import make_user, started_table
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +57,7 @@ def test_a_socket_opens_and_gets_its_snapshot_in_four_statements_with_the_orms_v
     users = [make_user("anna"), make_user("bruno")]
     table = started_table(users)
     with CaptureQueriesContext(connection) as queries:
-        opened = table_selectors.open_socket(table.pk, users[1], {}, "test-socket", 5)
+        opened = sockets.open_socket(table.pk, users[1], {}, "test-socket", 5)
         frames = table_selectors.resync_frames(table.pk, opened["position"], None)
     assert len(queries.captured_queries) == 4, [q["sql"] for q in queries.captured_queries]
     assert opened["position"] == 1 and opened["game_id"] == Game.objects.get(table=table).pk

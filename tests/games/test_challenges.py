@@ -13,10 +13,11 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
+from games.live import clock
 from games.models import Challenge, Game, PlayerRating, Table
 from games.selectors.challenges import challenge_presets
-from games.services import challenges, clock
-from games.services.tables import TableError
+from games.services.lobby import challenges
+from games.services.table.seating import TableError
 from tests.games.helpers import make_user
 from tests.games.test_matchmaking import app, lobby, people, receive, receive_type, seated
 

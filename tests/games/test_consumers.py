@@ -13,8 +13,9 @@ from channels.testing import WebsocketCommunicator
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
+from games.live import presence, transport
 from games.models import Game, Hand, Move
-from games.services import broadcast, play, presence, turns
+from games.services.table import play, turns
 from tests.games.helpers import ORIGIN, make_user, started_table, ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,14 +53,14 @@ def app():
 def published(monkeypatch) -> list[list[str]]:
     """The groups of every batch the sockets publish on the channel layer, in order."""
     batches: list[list[str]] = []
-    real = broadcast.deliver_async
+    real = transport.deliver_async
 
     async def spy(messages):
         messages = list(messages)
         batches.append([group for group, _frame in messages])
         await real(messages)
 
-    monkeypatch.setattr(broadcast, "deliver_async", spy)
+    monkeypatch.setattr(transport, "deliver_async", spy)
     return batches
 
 
@@ -274,7 +275,7 @@ async def test_a_lone_tab_gets_its_own_frames_directly_and_a_seat_with_two_tabs_
     anna, bruno, game = await two_player_game()
     users = {0: anna, 1: bruno}
     mover, other = game.to_move, 1 - game.to_move
-    own, theirs = broadcast.seat_group(game.table_id, mover), broadcast.seat_group(game.table_id, other)
+    own, theirs = transport.seat_group(game.table_id, mover), transport.seat_group(game.table_id, other)
 
     def action_groups() -> list[str]:
         return next(groups for groups in reversed(published) if theirs in groups)
@@ -335,7 +336,7 @@ async def test_the_socket_knows_who_is_at_the_table_and_spectators_get_every_eve
     carla = await database_sync_to_async(make_user)("carla")
     users = {0: anna, 1: bruno}
     mover, other = game.to_move, 1 - game.to_move
-    public, theirs = broadcast.public_group(game.table_id), broadcast.seat_group(game.table_id, other)
+    public, theirs = transport.public_group(game.table_id), transport.seat_group(game.table_id, other)
     player, _ = await connect(app, game.table_id, users[mover])
     opponent, _ = await connect(app, game.table_id, users[other])
     await receive_type(player, "presence")  # its own arrival
@@ -364,7 +365,7 @@ async def test_the_socket_knows_who_is_at_the_table_and_spectators_get_every_eve
     assert [(await receive_type(opponent, "event"))["version"] for _ in range(2)] == [1, 2]
     await opponent.send_json_to({"type": "action", "version": 2, "action": {"type": "draw"}})
     assert (await receive_type(opponent, "event"))["version"] == 3
-    assert public not in next(g for g in reversed(published) if broadcast.seat_group(game.table_id, mover) in g)
+    assert public not in next(g for g in reversed(published) if transport.seat_group(game.table_id, mover) in g)
     await player.disconnect()
     await opponent.disconnect()
 
@@ -431,10 +432,10 @@ async def test_chat_phrase_reaches_everyone_at_the_table(app):
 async def test_a_socket_on_a_waiting_table_follows_the_start(app):
     @database_sync_to_async
     def waiting_table():
-        from games.services import tables
+        from games.services.table import seating
 
         anna, bruno = make_user("anna"), make_user("bruno")
-        table = tables.create_table(creator=anna, ruleset=Ruleset.preset("classico"))
+        table = seating.create_table(creator=anna, ruleset=Ruleset.preset("classico"))
         return anna, bruno, table
 
     anna, bruno, table = await waiting_table()
@@ -444,9 +445,9 @@ async def test_a_socket_on_a_waiting_table_follows_the_start(app):
 
     @database_sync_to_async
     def bruno_sits():
-        from games.services import tables
+        from games.services.table import seating
 
-        tables.sit(table_id=table.pk, user=bruno, position=1)
+        seating.sit(table_id=table.pk, user=bruno, position=1)
 
     watcher, _ = await connect(app, table.pk, bruno)  # bruno watches, then sits: his socket moves
     assert (await hello(watcher))["seat"] is None

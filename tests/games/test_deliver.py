@@ -7,7 +7,7 @@ import json
 
 from channels.layers import get_channel_layer
 
-from games.services import broadcast
+from games.live import transport
 
 
 def test_deliver_from_a_thread_whose_event_loop_runs():
@@ -19,7 +19,7 @@ def test_deliver_from_a_thread_whose_event_loop_runs():
         channel = await layer.new_channel()
         await layer.group_add("table.999999.all", channel)
         try:
-            broadcast.deliver([("table.999999.all", {"type": "clock", "version": 7})])  # sync, loop running
+            transport.deliver([("table.999999.all", {"type": "clock", "version": 7})])  # sync, loop running
             return await asyncio.wait_for(layer.receive(channel), timeout=5)
         finally:
             await layer.group_discard("table.999999.all", channel)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from games.consumers import SocketHeartbeat
+from games.consumers.base import SocketHeartbeat
 
 
 class Recorded(SocketHeartbeat):

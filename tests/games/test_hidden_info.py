@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 
 from games.engine import Game as EngineGame
+from games.live import presence
 from games.models import Game, Move
-from games.services import presence, turns
-from games.services.play import submit_action
+from games.services.table import turns
+from games.services.table.play import submit_action
 from tests.games.helpers import capture, engine_of, make_user, random_legal, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games.engine import Ruleset
 from games.models import Game, Table
-from games.services.tables import create_table
+from games.services.table.seating import create_table
 from tests.games.helpers import make_user, started_table
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from burraco_site import dbasync
 from games.engine import Game as EngineGame
 from games.engine import replay
 from games.models import Game, Hand, Move
-from games.services import play
+from games.services.table import play
 from tests.games.helpers import postgresql_without_timers
 from tests.games.test_consumers import app, connect, hello, receive_type, reload, two_player_game  # noqa: F401
 

@@ -26,9 +26,10 @@ from django.db.models import Count
 
 from burraco_site import dbthreads
 from burraco_site.dbthreads import run_db
+from games.live import clock
 from games.models import BotLevel, Game, PlayerRating, QueueEntry, Seat, Table
-from games.services import clock, matchmaking
-from games.services.scheduler import Scheduler
+from games.services.lobby import matchmaking
+from games.services.table.scheduler import Scheduler
 from tests.conftest import ROOT, server_env
 from tests.games.helpers import make_user, ws_headers
 from tests.games.test_consumers import asgi_application

@@ -10,9 +10,11 @@ from django.utils import timezone
 
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove, Ruleset, replay
+from games.live import clock, frames
 from games.models import Game, Hand, Move, Seat, Table
-from games.services import clock, play, ratings, turns
-from games.services.play import submit_action
+from games.services.history import ratings
+from games.services.table import turns
+from games.services.table.play import submit_action
 from tests.games.helpers import capture, engine_of, make_user, random_legal, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -141,7 +143,7 @@ def test_timeouts_and_computer_moves_on_a_persons_seat_are_counted_as_covered(mo
     assert (row.consecutive_timeouts, row.covered_by_computer) == (0, False)
     assert list(Move.objects.values_list("actor", flat=True)) == ["timeout", "person"]
     # The counts the ratings read are taken from the move log when the match ends.
-    from games.services.play import _count_moves
+    from games.services.table.play import _count_moves
 
     _count_moves(Game.objects.get(pk=game.pk))
     row.refresh_from_db()
@@ -274,7 +276,7 @@ def test_random_legal_play_runs_whole_matches_and_the_log_replays(hooks):
 
 
 def test_public_action_never_names_a_drawn_card():
-    assert play.public_action({"type": "draw", "card": "AS"}) == {"type": "draw"}
-    assert play.public_action({"type": "take_discards", "cards": ["AS"]}) == {"type": "take_discards"}
-    assert play.public_action({"type": "meld", "cards": ["7H", "8H", "9H"], "x": 1}) == {
+    assert frames.public_action({"type": "draw", "card": "AS"}) == {"type": "draw"}
+    assert frames.public_action({"type": "take_discards", "cards": ["AS"]}) == {"type": "take_discards"}
+    assert frames.public_action({"type": "meld", "cards": ["7H", "8H", "9H"], "x": 1}) == {
         "type": "meld", "cards": ["7H", "8H", "9H"]}

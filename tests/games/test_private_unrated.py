@@ -11,9 +11,9 @@ from django.urls import reverse
 
 from games.engine import Ruleset
 from games.models import Game, PlayerRating, RatingChange, Seat, Table
-from games.services import tables
-from games.services.ratings import record_match_result
-from games.services.tables import TableError
+from games.services.history.ratings import record_match_result
+from games.services.table import seating
+from games.services.table.seating import TableError
 from tests.games.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ FORM = {
 def test_service_refuses_a_rated_private_table_and_creates_nothing():
     anna = make_user("anna")
     with pytest.raises(TableError) as excinfo:
-        tables.create_table(creator=anna, ruleset=Ruleset.preset("classico"), rated=True, private=True)
+        seating.create_table(creator=anna, ruleset=Ruleset.preset("classico"), rated=True, private=True)
     assert excinfo.value.code == "private_unrated"
     assert MESSAGE in excinfo.value.message
     assert not Table.objects.exists() and not Seat.objects.exists()
@@ -36,8 +36,8 @@ def test_service_refuses_a_rated_private_table_and_creates_nothing():
 
 def test_service_still_makes_rated_public_and_unrated_private_tables():
     anna = make_user("anna")
-    rated = tables.create_table(creator=anna, ruleset=Ruleset.preset("classico"), rated=True)
-    private = tables.create_table(creator=anna, ruleset=Ruleset.preset("classico"), private=True)
+    rated = seating.create_table(creator=anna, ruleset=Ruleset.preset("classico"), rated=True)
+    private = seating.create_table(creator=anna, ruleset=Ruleset.preset("classico"), private=True)
     assert (rated.rated, rated.private) == (True, False)
     assert (private.rated, private.private) == (False, True)
 

@@ -12,9 +12,10 @@ import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from games.live import clock
 from games.models import QueueEntry, Table
-from games.services import clock, matchmaking
-from games.services.matchmaking import PAIR_INVITE_SECONDS
+from games.services.lobby import matchmaking
+from games.services.lobby.matchmaking import PAIR_INVITE_SECONDS
 from tests.games.helpers import make_user, started_table
 from tests.games.test_matchmaking import (  # noqa: F401 - app is a fixture
     app,

@@ -14,7 +14,7 @@ from django.db import connections
 
 from games.engine import IllegalMove
 from games.models import Game, Move
-from games.services.play import submit_action
+from games.services.table.play import submit_action
 from tests.games.helpers import make_user, started_table, without_timers
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,12 +12,14 @@ from django.test import Client
 from django.utils import timezone
 
 from games.engine import Ruleset
+from games.live import clock
 from games.models import BotLevel, Game, PlayerRating, QueueEntry, Seat, Table
 from games.selectors.reliability import Reliability, reliability, reliability_of_users
-from games.services import clock, matchmaking, timeouts, turns
-from games.services.matchmaking import RELIABILITY_MIX_SECONDS, Waiting, make_groups
-from games.services.play import abandon_match, submit_action
-from games.services.tables import create_table, fill_with_computer, sit
+from games.services.lobby import matchmaking
+from games.services.lobby.matchmaking import RELIABILITY_MIX_SECONDS, Waiting, make_groups
+from games.services.table import autoplay, turns
+from games.services.table.play import abandon_match, submit_action
+from games.services.table.seating import create_table, fill_with_computer, sit
 from tests.games.helpers import engine_of, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,14 +47,14 @@ def time_out(table: Table) -> None:
     """The turn of the seat to move runs out of time: the timer completes it (actor "timeout")."""
     game = Game.objects.get(table=table)
     Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
-    assert timeouts.complete_turn(game.pk, game.version) == "timeout"
+    assert autoplay.complete_turn(game.pk, game.version) == "timeout"
 
 
 def play_turn(table: Table, user) -> None:
     """The seat to move plays its own turn: draws, discards the card the timer would."""
     game = Game.objects.get(table=table)
     seat = game.to_move
-    for action in timeouts.timeout_actions(engine_of(game), seat):
+    for action in autoplay.timeout_actions(engine_of(game), seat):
         game.refresh_from_db()
         submit_action(game_id=game.pk, seat=seat, action=action, user=user, expected_version=game.version)
 

@@ -13,9 +13,9 @@ from django.test import Client
 from django.urls import reverse
 
 from games.models import Rematch, Table
-from games.services import turns
-from games.services.play import abandon_match
-from games.services.rematch import LEAVE_GRACE_SECONDS
+from games.services.lobby.rematch import LEAVE_GRACE_SECONDS
+from games.services.table import turns
+from games.services.table.play import abandon_match
 from tests.games.helpers import make_user, session_cookie, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)

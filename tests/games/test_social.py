@@ -13,11 +13,12 @@ from django.urls import reverse
 from django.utils import translation
 
 from games.engine import Ruleset
+from games.live import clock, presence
 from games.models import Block, Challenge, Follow, Notification, QueueEntry, Seat, Table
 from games.selectors import notifications as bell_selectors
 from games.selectors import social as social_selectors
-from games.services import challenges, clock, matchmaking, notifications, presence, rematch, social
-from games.services.tables import TableError, create_table
+from games.services.lobby import challenges, matchmaking, notifications, rematch, social
+from games.services.table.seating import TableError, create_table
 from tests.factories import finished_match
 from tests.games.helpers import make_user, started_table
 

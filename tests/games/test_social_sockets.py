@@ -12,9 +12,11 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from games.engine import Ruleset
+from games.live import presence
 from games.models import Game, Notification
-from games.services import challenges, presence, social, turns
-from games.services.tables import create_table, sit
+from games.services.lobby import challenges, social
+from games.services.table import turns
+from games.services.table.seating import create_table, sit
 from tests.games.helpers import make_user, started_table, ws_headers
 from tests.games.test_consumers import connect
 from tests.games.test_matchmaking import TIMEOUT, app, lobby, people, receive, receive_type

@@ -13,11 +13,11 @@ from django.test import override_settings
 
 from burraco_site import dbthreads
 from burraco_site.origin import origin_allowed
-from games import consumers
+from games.consumers import base
 from games.engine import Ruleset
 from games.models import Table
-from games.services import turns
-from games.services.tables import TableError, create_table
+from games.services.table import turns
+from games.services.table.seating import TableError, create_table
 from tests.conftest import ROOT
 from tests.games.helpers import make_user, session_cookie, started_table, ws_headers
 from tests.games.test_consumers import TIMEOUT, asgi_application, receive_type
@@ -83,7 +83,7 @@ async def test_a_person_may_open_five_sockets_at_a_table_not_more(app):
     anna, table = await a_game()
     headers = await database_sync_to_async(ws_headers)(anna)
     tabs = []
-    for _ in range(consumers.MAX_SOCKETS_PER_TABLE):
+    for _ in range(base.MAX_SOCKETS_PER_TABLE):
         comm = WebsocketCommunicator(app, f"/ws/table/{table.pk}/", headers=headers)
         assert (await comm.connect(timeout=TIMEOUT))[0]
         await receive_type(comm, "presence")
@@ -101,12 +101,12 @@ async def test_a_person_may_open_five_sockets_at_a_table_not_more(app):
 
 def test_the_abuse_score_forgives_a_steady_trickle_and_stops_a_flood(monkeypatch):
     now = [1000.0]
-    monkeypatch.setattr(consumers.time, "monotonic", lambda: now[0])
-    score = consumers.AbuseScore()
+    monkeypatch.setattr(base.time, "monotonic", lambda: now[0])
+    score = base.AbuseScore()
     for _ in range(20 * 60):  # one refused frame a second (a page a little over its rate) for 20 minutes
         now[0] += 1.0
         assert not score.add(), "a page rate-limited about once a second is never closed"
-    flood = consumers.AbuseScore()
+    flood = base.AbuseScore()
     closed_after = next(i for i in range(1, 200) if (now.__setitem__(0, now[0] + 0.05) or flood.add()))
     assert 50 <= closed_after <= 60  # 20 bad frames a second: closed within about three seconds
 

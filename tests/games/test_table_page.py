@@ -11,12 +11,13 @@ from django.urls import reverse
 
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
+from games.live import clock
 from games.models import Game, Hand, Rematch, Seat, Table
+from games.selectors.replays import log_labels, table_log
 from games.selectors.rules import table_rules
-from games.services import clock, rematch
-from games.services.play import abandon_match, submit_action
-from games.services.replays import log_labels, table_log
-from games.services.tables import TableError, create_table, fill_with_computer
+from games.services.lobby import rematch
+from games.services.table.play import abandon_match, submit_action
+from games.services.table.seating import TableError, create_table, fill_with_computer
 from tests.games.helpers import capture, make_user, started_table
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from games.engine import Ruleset
 from games.models import BotLevel, Game, Hand, Seat, Table
-from games.services import tables
-from games.services.tables import TableError
+from games.services.table import seating
+from games.services.table.seating import TableError
 from tests.games.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ def logged_in(user) -> Client:
 
 
 def new_table(creator, players: int = 2, **kwargs) -> Table:
-    return tables.create_table(creator=creator, ruleset=Ruleset.preset("classico", players=players), **kwargs)
+    return seating.create_table(creator=creator, ruleset=Ruleset.preset("classico", players=players), **kwargs)
 
 
 def refused(excinfo) -> str:
@@ -40,7 +40,7 @@ def refused(excinfo) -> str:
 
 def test_create_table_seats_the_creator_and_keeps_the_rules():
     anna = make_user("anna")
-    table = tables.create_table(
+    table = seating.create_table(
         creator=anna, ruleset=Ruleset.preset("classico", players=4, target=1005, draw_seconds=20),
         disconnect_grace_seconds=50, private=True,
     )
@@ -61,31 +61,31 @@ def test_create_table_refuses_a_two_player_preset_for_four(preset):
     anna = make_user("anna")
     ruleset = Ruleset.preset(preset, players=4)
     with pytest.raises(TableError) as exc:
-        tables.create_table(creator=anna, ruleset=ruleset)
+        seating.create_table(creator=anna, ruleset=ruleset)
     label = {"mano_unica": "Mano unica", "testa_a_testa": "Testa a testa"}[preset]
     assert exc.value.code == "two_players_only"
     assert refused(exc) == (f"La variante {label} si gioca solo in due: scegli 2 giocatori "
                             "o la variante Classico.")
     with translation.override("en"), pytest.raises(TableError) as exc:
-        tables.create_table(creator=anna, ruleset=ruleset)
+        seating.create_table(creator=anna, ruleset=ruleset)
     english = {"mano_unica": "Single hand", "testa_a_testa": "Head to head"}[preset]
     assert refused(exc) == (f"The {english} variant is for two players only: choose 2 players "
                             "or the Classic variant.")
     assert not Table.objects.exists() and not Seat.objects.exists()
-    from games.services.sample_games import record_sample_match
+    from games.benchmarks.sample_games import record_sample_match
 
     with pytest.raises(TableError):  # recorded sample matches go by the same rule
         record_sample_match([anna, None, None, None], preset=preset)
     assert not Table.objects.exists()
     # With two players the same preset opens a table; classico is played by four as well.
-    assert tables.create_table(creator=anna, ruleset=Ruleset.preset(preset, players=2)).players == 2
+    assert seating.create_table(creator=anna, ruleset=Ruleset.preset(preset, players=2)).players == 2
     assert new_table(anna, players=4).players == 4
 
 
 def test_last_seat_filling_starts_the_game_with_a_full_deal():
     anna, bruno = make_user("anna"), make_user("bruno")
     table = new_table(anna)
-    tables.sit(table_id=table.pk, user=bruno, position=1)
+    seating.sit(table_id=table.pk, user=bruno, position=1)
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING and table.started_at is not None
     game = Game.objects.get(table=table)
@@ -105,14 +105,14 @@ def test_a_game_starting_counts_absence_afresh():
     must not let the computer cover a seat the moment play begins: the grace starts with the game."""
     from datetime import timedelta
 
-    from games.services import clock, presence
+    from games.live import clock, presence
 
     anna, bruno = make_user("anna"), make_user("bruno")
     table = new_table(anna)
     long_ago = clock.now() - timedelta(hours=1)
     for position in (0, 1):
         presence.mark_away(table.pk, position, since=long_ago)
-    tables.sit(table_id=table.pk, user=bruno, position=1)
+    seating.sit(table_id=table.pk, user=bruno, position=1)
     game = Game.objects.get(table=table)
     # Nobody is online yet: the player to move is away since the game began, not for an hour,
     # so the scheduler's next look is in the future (the grace or the deadline, whichever first).
@@ -124,21 +124,21 @@ def test_a_game_starting_counts_absence_afresh():
 def test_sitting_in_a_taken_seat_is_refused_in_italian():
     anna, bruno, carla = make_user("anna"), make_user("bruno"), make_user("carla")
     table = new_table(anna, players=4)
-    tables.sit(table_id=table.pk, user=bruno, position=2)
+    seating.sit(table_id=table.pk, user=bruno, position=2)
     with pytest.raises(TableError) as exc:
-        tables.sit(table_id=table.pk, user=carla, position=2)
+        seating.sit(table_id=table.pk, user=carla, position=2)
     assert refused(exc) == "Questo posto è già occupato."
     with pytest.raises(TableError) as exc:
-        tables.sit(table_id=table.pk, user=carla, position=7)
+        seating.sit(table_id=table.pk, user=carla, position=7)
     assert refused(exc) == "Questo posto non esiste a questo tavolo."
 
 
 def test_choosing_a_seat_in_four_chooses_the_side_and_moving_frees_the_old_seat():
     anna, bruno = make_user("anna"), make_user("bruno")
     table = new_table(anna, players=4)
-    seat = tables.sit(table_id=table.pk, user=bruno, position=2)
+    seat = seating.sit(table_id=table.pk, user=bruno, position=2)
     assert seat.side == 0  # partner of seat 0
-    seat = tables.sit(table_id=table.pk, user=bruno, position=1)
+    seat = seating.sit(table_id=table.pk, user=bruno, position=1)
     assert seat.side == 1
     assert Seat.objects.get(table=table, position=2).is_empty
     assert Seat.objects.filter(table=table, user=bruno).count() == 1
@@ -147,25 +147,25 @@ def test_choosing_a_seat_in_four_chooses_the_side_and_moving_frees_the_old_seat(
 def test_leave_before_start_and_refused_after():
     anna, bruno, carla = make_user("anna"), make_user("bruno"), make_user("carla")
     table = new_table(anna, players=4)
-    tables.sit(table_id=table.pk, user=bruno, position=1)
-    tables.leave(table_id=table.pk, user=bruno)
+    seating.sit(table_id=table.pk, user=bruno, position=1)
+    seating.leave(table_id=table.pk, user=bruno)
     assert Seat.objects.get(table=table, position=1).is_empty
     with pytest.raises(TableError) as exc:
-        tables.leave(table_id=table.pk, user=carla)
+        seating.leave(table_id=table.pk, user=carla)
     assert refused(exc) == "Non sei seduto a questo tavolo."
 
     two = new_table(anna)
-    tables.sit(table_id=two.pk, user=bruno, position=1)
+    seating.sit(table_id=two.pk, user=bruno, position=1)
     with pytest.raises(TableError) as exc:
-        tables.leave(table_id=two.pk, user=bruno)
+        seating.leave(table_id=two.pk, user=bruno)
     assert refused(exc) == "La partita è già iniziata: non puoi lasciare il posto."
 
 
 def test_a_table_left_by_every_person_is_abandoned():
     anna = make_user("anna")
     table = new_table(anna, players=4)
-    tables.fill_with_computer(table_id=table.pk, user=anna, position=1, level="medio")
-    tables.leave(table_id=table.pk, user=anna)
+    seating.fill_with_computer(table_id=table.pk, user=anna, position=1, level="medio")
+    seating.leave(table_id=table.pk, user=anna)
     table.refresh_from_db()
     assert table.status == Table.Status.ABANDONED
 
@@ -174,7 +174,7 @@ def test_rated_table_refuses_computer_players():
     anna = make_user("anna")
     table = new_table(anna, rated=True)
     with pytest.raises(TableError) as exc:
-        tables.fill_with_computer(table_id=table.pk, user=anna, position=1, level="medio")
+        seating.fill_with_computer(table_id=table.pk, user=anna, position=1, level="medio")
     assert refused(exc) == "Una partita valida per la classifica si gioca solo tra persone: niente computer."
     assert Seat.objects.get(table=table, position=1).is_empty
 
@@ -183,16 +183,16 @@ def test_fill_refusals_and_filling_the_last_seat_starts():
     anna, bruno = make_user("anna"), make_user("bruno")
     table = new_table(anna, players=4)
     with pytest.raises(TableError) as exc:
-        tables.fill_with_computer(table_id=table.pk, user=bruno, position=1, level="medio")
+        seating.fill_with_computer(table_id=table.pk, user=bruno, position=1, level="medio")
     assert refused(exc) == "Per aggiungere il computer devi essere seduto al tavolo."
     with pytest.raises(TableError) as exc:
-        tables.fill_with_computer(table_id=table.pk, user=anna, position=1, level="campione")
+        seating.fill_with_computer(table_id=table.pk, user=anna, position=1, level="campione")
     assert refused(exc) == "Livello del computer non valido."
     with pytest.raises(TableError) as exc:
-        tables.fill_with_computer(table_id=table.pk, user=anna, position=0, level="medio")
+        seating.fill_with_computer(table_id=table.pk, user=anna, position=0, level="medio")
     assert refused(exc) == "Questo posto è già occupato."
     for position in (1, 2, 3):
-        tables.fill_with_computer(table_id=table.pk, user=anna, position=position, level="esperto")
+        seating.fill_with_computer(table_id=table.pk, user=anna, position=position, level="esperto")
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING
     assert [s.bot_level for s in table.seats.order_by("position")] == ["", "esperto", "esperto", "esperto"]
@@ -202,26 +202,26 @@ def test_start_refused_until_full_and_sitting_refused_once_started():
     anna, bruno, carla = make_user("anna"), make_user("bruno"), make_user("carla")
     table = new_table(anna)
     with pytest.raises(TableError) as exc:
-        tables.start_table(table_id=table.pk, user=anna)
+        seating.start_table(table_id=table.pk, user=anna)
     assert refused(exc).startswith("Mancano ancora dei giocatori")
-    tables.sit(table_id=table.pk, user=bruno, position=1)
+    seating.sit(table_id=table.pk, user=bruno, position=1)
     with pytest.raises(TableError) as exc:
-        tables.sit(table_id=table.pk, user=carla, position=1)
+        seating.sit(table_id=table.pk, user=carla, position=1)
     assert refused(exc) == "La partita a questo tavolo è già iniziata o finita."
     with pytest.raises(TableError):
-        tables.start_table(table_id=table.pk, user=anna)
+        seating.start_table(table_id=table.pk, user=anna)
     assert Game.objects.filter(table=table).count() == 1
 
 
 def test_play_against_computer_creates_fills_and_starts():
     anna = make_user("anna")
-    table = tables.play_against_computer(user=anna, level=BotLevel.PRINCIPIANTE)
+    table = seating.play_against_computer(user=anna, level=BotLevel.PRINCIPIANTE)
     assert table.status == Table.Status.PLAYING and table.players == 2 and not table.rated
     seats = list(table.seats.order_by("position"))
     assert seats[0].user == anna and seats[1].bot_level == "principiante"
     assert Game.objects.get(table=table).version == 0
     with pytest.raises(TableError):
-        tables.play_against_computer(user=anna, level="nessuno")
+        seating.play_against_computer(user=anna, level="nessuno")
 
 
 # ----------------------------------------------------------------------------- views

@@ -19,8 +19,8 @@ from contextlib import ExitStack
 import pytest
 from django.db import connection
 
+from games.live import presence
 from games.models import Game
-from games.services import presence
 from tests.conftest import free_port, server_env, start_daphne
 from tests.games.helpers import engine_of, make_user, random_legal, session_cookie, started_table
 

@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 
 from games.engine import Game as EngineGame
 from games.models import Game, Move, Seat
-from games.services import play
-from games.services.play import apply_action
+from games.services.table import play
+from games.services.table.play import apply_action
 from tests.games.helpers import make_user, postgresql_without_timers, started_table
 
 # Autocommit, as in the server: inside a test's transaction the kept positions are not used.
@@ -132,7 +132,7 @@ def test_a_socket_s_word_that_the_next_player_is_away_is_checked_before_anyone_i
     """`seen` (what the acting socket's presence frames said) spares the Redis look-up only when
     it says the next mover is there; when it says they are away, Redis decides, so a stale frame
     never marks an online player away nor rings their bell, and the socket gets the answer."""
-    from games.services import presence
+    from games.live import presence
 
     users = [make_user("anna"), make_user("bruno")]
     game = Game.objects.get(table=started_table(users))

@@ -14,8 +14,8 @@ from django.utils import translation
 from games.bots.knowledge import determinize
 from games.engine import replay
 from games.models import Analysis, Move
-from games.services import analysis
-from games.services.replays import build_hand_replay
+from games.selectors.replays import build_hand_replay
+from games.services.history import analysis
 from tests.factories import finished_match, make_user, make_users, match_in_progress
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from games.models import Game, Move
-from games.services.replays import build_hand_replay, verify_game
+from games.selectors.replays import build_hand_replay, verify_game
 from tests.factories import finished_match, make_users
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { allowed, describeWaiting, nextState, pairEnded, tableAddress } from "../../static/js/queue.js";
+import { allowed, describeWaiting, foundBy, nextState, pairEnded, tableAddress } from "../../static/js/queue.js";
 
 const LABELS = {
   modes: { "2p": "1 contro 1", "4p": "A coppie" },
@@ -44,6 +44,14 @@ test("once matched, a late queue frame does not bring the form back", () => {
   assert.deepEqual(nextState({ status: "waiting" }, { type: "queue", status: "idle", reason: "left" }, T0),
     { status: "idle", reason: "left" });
   assert.equal(tableAddress("/tavolo/7/"), "/tavolo/7/?trovata=1");
+});
+
+test("the table's address says how it was found: people, the computer or a challenge", () => {
+  const frame = { type: "matched", table: 7, url: "/tavolo/7/", computer: false };
+  assert.equal(foundBy(nextState({ status: "waiting" }, frame, T0)), "1");
+  assert.equal(foundBy(nextState({ status: "waiting" }, { ...frame, computer: true }, T0)), "computer");
+  assert.equal(foundBy(nextState({ status: "idle" }, { ...frame, challenge: true }, T0)), "sfida");
+  assert.equal(tableAddress("/tavolo/7/", "sfida"), "/tavolo/7/?trovata=sfida");
 });
 
 test("a preset offered for a mode", () => {

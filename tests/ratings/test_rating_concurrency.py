@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from games.models import Game, PlayerRating, RatingChange
-from games.services.ratings import record_match_result
+from games.services.history.ratings import record_match_result
 from tests.factories import finished_match, make_users
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,4 +1,4 @@
-"""ELO arithmetic and the exactly-once rule of games.services.ratings."""
+"""ELO arithmetic and the exactly-once rule of games.services.history.ratings."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from games.models import Game, PlayerRating, RatingChange, Seat, Table
-from games.services.ratings import expected_score, k_factor, record_match_result
+from games.services.history.ratings import expected_score, k_factor, record_match_result
 from tests import factories
 
 pytestmark = pytest.mark.django_db

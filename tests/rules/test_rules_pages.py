@@ -133,7 +133,7 @@ def test_the_page_says_which_games_count_for_the_leaderboards(client):
 def test_the_page_explains_reliability_with_the_matchers_own_figures(client):
     """Issue 14, item 6: what reliability counts and how the queue uses it, figures from the code."""
     from games.selectors.reliability import MIN_MATCHES, RELIABLE_SHARE
-    from games.services.matchmaking import RELIABILITY_MIX_SECONDS
+    from games.services.lobby.matchmaking import RELIABILITY_MIX_SECONDS
 
     italian, english = page(client, "it"), page(client, "en")
     assert (f"chi su almeno {MIN_MATCHES} partite ne ha portate a termine meno del {RELIABLE_SHARE * 100:.0f} % "

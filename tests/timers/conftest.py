@@ -55,7 +55,7 @@ def wait_for(check: Callable[[], Any], timeout: float = 20, what: str = "the exp
 
 def last_tick() -> datetime | None:
     from games.models import SchedulerState
-    from games.services.scheduler import CLOCK_ROW
+    from games.services.table.scheduler import CLOCK_ROW
 
     return SchedulerState.objects.filter(name=CLOCK_ROW).values_list("last_tick", flat=True).first()
 
@@ -201,8 +201,8 @@ def celery_worker(timers):
 def quiet(timers: Timers) -> None:
     """Before the test database is flushed: every game over (whatever is still queued or due for
     it is stale), the queue drained, and two scheduler ticks started since (so none is mid-way)."""
+    from games.live import clock
     from games.models import Game
-    from games.services import clock
 
     clock.reset()
     Game.objects.update(finished=True)

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from games.services import analysis, turns
+from games.services.history import analysis
+from games.services.table import turns
 from tests.factories import finished_match
 from tests.games.helpers import make_user, started_table
 

@@ -10,7 +10,7 @@ import pytest
 
 from games.engine import Game as EngineGame
 from games.models import Analysis, Game
-from games.services.play import abandon_match, submit_action
+from games.services.table.play import abandon_match, submit_action
 from tests.factories import finished_match
 from tests.games.helpers import make_user, random_legal, started_table
 

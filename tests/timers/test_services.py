@@ -26,10 +26,11 @@ from games import tasks
 from games.bots import choose_action
 from games.engine import Game as EngineGame
 from games.engine import IllegalMove, Ruleset
+from games.live import clock, presence, transport
 from games.models import Game, Move, SchedulerState, Seat, Table
-from games.services import broadcast, clock, presence, scheduler, tables, timeouts, turns
-from games.services.play import submit_action
-from games.services.tables import TableError
+from games.services.table import attendance, autoplay, scheduler, seating, turns
+from games.services.table.play import submit_action
+from games.services.table.seating import TableError
 from tests.games.helpers import capture, make_user
 
 pytestmark = pytest.mark.django_db
@@ -63,11 +64,11 @@ _names = iter(range(10**6))
 def two_people(*, grace: int | None = None, before_start=None) -> tuple[Game, list]:
     n = next(_names)
     users = [make_user(f"gina{n}"), make_user(f"ugo{n}")]
-    table = tables.create_table(creator=users[0], ruleset=Ruleset.preset("mano_unica", target=None),
+    table = seating.create_table(creator=users[0], ruleset=Ruleset.preset("mano_unica", target=None),
                                 disconnect_grace_seconds=grace)
     if before_start is not None:
         before_start(table, users)
-    tables.sit(table_id=table.pk, user=users[1], position=1)
+    seating.sit(table_id=table.pk, user=users[1], position=1)
     return Game.objects.get(table=table), users
 
 
@@ -89,8 +90,8 @@ def more_games(template: Game, count: int) -> list[Game]:
 
 def against_computer(level: str = "principiante") -> tuple[Game, object]:
     user = make_user(f"ada{next(_names)}")
-    table = tables.create_table(creator=user, ruleset=Ruleset.preset("mano_unica", players=2, target=None))
-    tables.fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
+    table = seating.create_table(creator=user, ruleset=Ruleset.preset("mano_unica", players=2, target=None))
+    seating.fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
     return Game.objects.get(table=table), user
 
 
@@ -110,7 +111,7 @@ def test_timeout_actions_draw_then_discard_legally():
     game, _ = two_people()
     engine = EngineGame.from_dict(game.state)
     seat = engine.to_move
-    actions = timeouts.timeout_actions(engine, seat)
+    actions = autoplay.timeout_actions(engine, seat)
     assert actions[0] == {"type": "draw"} and actions[1]["type"] == "discard"
     for action in actions:
         engine.apply(seat, action)  # legal, or this raises
@@ -136,16 +137,16 @@ def test_deadlines_are_data_a_move_sets_the_deadline_and_due_time():
 
 def test_complete_turn_ignores_stale_versions_and_early_calls():
     game, _ = two_people()
-    assert timeouts.complete_turn(game.pk, game.version + 5) == "stale"
-    assert timeouts.complete_turn(game.pk, game.version) == "stale"  # the deadline is 30 s away
-    assert timeouts.handle_due(game.pk, game.version) == "not_due"  # the scheduler came early
+    assert autoplay.complete_turn(game.pk, game.version + 5) == "stale"
+    assert autoplay.complete_turn(game.pk, game.version) == "stale"  # the deadline is 30 s away
+    assert autoplay.handle_due(game.pk, game.version) == "not_due"  # the scheduler came early
     assert not Move.objects.filter(game=game).exists()
     clock.advance(31)
-    assert timeouts.handle_due(game.pk, game.version) == "timeout"
+    assert autoplay.handle_due(game.pk, game.version) == "timeout"
     first = game.to_move
     assert moves_of(game) == [(first, "timeout", "draw"), (first, "timeout", "discard")]
-    assert timeouts.complete_turn(game.pk, game.version) == "stale"  # the same work, again
-    assert timeouts.handle_due(game.pk, game.version) == "stale"
+    assert autoplay.complete_turn(game.pk, game.version) == "stale"  # the same work, again
+    assert autoplay.handle_due(game.pk, game.version) == "stale"
     assert Move.objects.filter(game=game).count() == 2
     seat = Seat.objects.get(table=game.table, position=first)
     assert seat.consecutive_timeouts == 1 and not seat.covered_by_computer
@@ -164,15 +165,15 @@ def test_old_versions_are_stale_for_every_entry_point():
     submit_action(game_id=game.pk, seat=seat, action=discard, user=users[seat], expected_version=1)
     before = state_of(game)
     clock.advance(1000)  # every deadline of version 0 and 1 is long gone
-    seen = timeouts.stats()["stale"]
+    seen = autoplay.stats()["stale"]
     for version in (0, 1, 0, 1, 7):
-        assert timeouts.handle_due(game.pk, version) == "stale"
-        assert timeouts.play_computer_move(game.pk, version) == "stale"
-        assert timeouts.complete_turn(game.pk, version) == "stale"
-        assert timeouts.cover_seat(game.pk, version) == "stale"
+        assert autoplay.handle_due(game.pk, version) == "stale"
+        assert autoplay.play_computer_move(game.pk, version) == "stale"
+        assert autoplay.complete_turn(game.pk, version) == "stale"
+        assert autoplay.cover_seat(game.pk, version) == "stale"
     assert state_of(game) == before
-    assert timeouts.stats()["stale"] - seen >= 15  # counted (cover_seat returns without counting)
-    assert timeouts.handle_due(10**9, 0) == "stale"  # no such game
+    assert autoplay.stats()["stale"] - seen >= 15  # counted (cover_seat returns without counting)
+    assert autoplay.handle_due(10**9, 0) == "stale"  # no such game
 
 
 def test_a_person_and_the_timer_racing_one_wins_never_both():
@@ -180,7 +181,7 @@ def test_a_person_and_the_timer_racing_one_wins_never_both():
     game, users = two_people()
     seat = game.to_move
     clock.advance(31)
-    assert timeouts.handle_due(game.pk, 0) == "timeout"
+    assert autoplay.handle_due(game.pk, 0) == "timeout"
     with pytest.raises(IllegalMove) as info:
         submit_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat], expected_version=0)
     assert info.value.code == "stale_version"
@@ -190,8 +191,8 @@ def test_a_person_and_the_timer_racing_one_wins_never_both():
     seat = game.to_move
     clock.advance(31)
     submit_action(game_id=game.pk, seat=seat, action={"type": "draw"}, user=users[seat], expected_version=0)
-    assert timeouts.handle_due(game.pk, 0) == "stale"
-    assert timeouts.complete_turn(game.pk, 0) == "stale"
+    assert autoplay.handle_due(game.pk, 0) == "stale"
+    assert autoplay.complete_turn(game.pk, 0) == "stale"
     assert moves_of(game) == [(seat, "person", "draw")]
 
 
@@ -203,12 +204,12 @@ def test_two_timeouts_in_a_row_cover_the_seat_and_sono_tornato_ends_it(monkeypat
     for _ in range(3):  # first, other, first again
         game.refresh_from_db()
         clock.advance(31)
-        assert timeouts.handle_due(game.pk, game.version) == "timeout"
+        assert autoplay.handle_due(game.pk, game.version) == "timeout"
     seat = Seat.objects.get(table=game.table, position=first)
     assert seat.consecutive_timeouts == 2 and seat.covered_by_computer
     other = Seat.objects.get(table=game.table, position=1 - first)
     assert other.consecutive_timeouts == 1 and not other.covered_by_computer
-    frames = [f for g, f in cap.sent if f["type"] == "presence" and g == broadcast.all_group(game.table_id)]
+    frames = [f for g, f in cap.sent if f["type"] == "presence" and g == transport.all_group(game.table_id)]
     assert frames and frames[-1]["seats"][first]["covered_by_computer"] is True
     # The covered seat is the computer's now: when its turn comes the scheduler plays it.
     game.refresh_from_db()
@@ -224,16 +225,16 @@ def test_two_timeouts_in_a_row_cover_the_seat_and_sono_tornato_ends_it(monkeypat
     assert scheduler.run_due(clock.now()) == {"computer": 1}
     assert moves_of(game)[-1][:2] == (first, "computer")
     with pytest.raises(TableError):
-        timeouts.reclaim_seat(game.table_id, 1 - first, seat.user)  # not their seat
+        autoplay.reclaim_seat(game.table_id, 1 - first, seat.user)  # not their seat
     cap.clear()
-    timeouts.reclaim_seat(game.table_id, first, seat.user)
+    autoplay.reclaim_seat(game.table_id, first, seat.user)
     seat.refresh_from_db()
     assert not seat.covered_by_computer and seat.consecutive_timeouts == 0
     frames = [f for g, f in cap.sent if f["type"] == "presence"]
     assert frames and frames[-1]["seats"][first]["covered_by_computer"] is False
     game.refresh_from_db()
     assert game.due_at == game.turn_deadline  # their own turn again: only the deadline is due
-    assert timeouts.play_computer_move(game.pk, game.version) == "not_computer"
+    assert autoplay.play_computer_move(game.pk, game.version) == "not_computer"
 
 
 def _both_online(table, users):
@@ -254,7 +255,7 @@ def test_a_persons_own_move_ends_the_cover(monkeypatch):
     frames = [f for g, f in cap.sent if f["type"] == "presence"]
     assert frames and frames[-1]["seats"][seat]["covered_by_computer"] is False
     game.refresh_from_db()
-    assert timeouts.play_computer_move(game.pk, game.version) == "not_computer"
+    assert autoplay.play_computer_move(game.pk, game.version) == "not_computer"
     assert game.due_at == game.turn_deadline
 
 
@@ -263,13 +264,13 @@ def test_a_persons_own_move_ends_the_cover(monkeypatch):
 
 def test_computer_move_only_for_computer_seats():
     game, _ = two_people()
-    assert timeouts.play_computer_move(game.pk, game.version) == "not_computer"
-    assert timeouts.play_computer_move(game.pk, game.version + 1) == "stale"
+    assert autoplay.play_computer_move(game.pk, game.version) == "not_computer"
+    assert autoplay.play_computer_move(game.pk, game.version + 1) == "stale"
     Seat.objects.filter(table=game.table, position=game.to_move).update(covered_by_computer=True)
-    assert timeouts.play_computer_move(game.pk, game.version) == "computer"
+    assert autoplay.play_computer_move(game.pk, game.version) == "computer"
     move = Move.objects.get(game=game)
     assert move.actor == "computer" and move.action["type"] in ("draw", "take_discards")
-    assert timeouts.play_computer_move(game.pk, game.version) == "stale"  # the same task, delivered twice
+    assert autoplay.play_computer_move(game.pk, game.version) == "stale"  # the same task, delivered twice
     assert Move.objects.filter(game=game).count() == 1
 
 
@@ -300,7 +301,7 @@ def test_a_broker_failure_is_logged_and_the_scheduler_plays_the_move(monkeypatch
 
     monkeypatch.setattr(tasks.computer_move, "apply_async", broker_down)
     rng = random.Random(5)
-    with caplog.at_level(logging.WARNING, logger="games.services.turns"):
+    with caplog.at_level(logging.WARNING, logger="games.services.table.turns"):
         game, user = against_computer()
         # To the computer's turn (the person plays theirs): its move's task cannot be queued.
         while Game.objects.get(pk=game.pk).to_move == 0:
@@ -354,11 +355,11 @@ def test_a_failing_computer_player_does_not_stall_the_table(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("a bug in a computer player")
 
-    monkeypatch.setattr(timeouts, "choose_action", broken)
-    assert timeouts.play_computer_move(game.pk, game.version) == "computer"
+    monkeypatch.setattr(autoplay, "choose_action", broken)
+    assert autoplay.play_computer_move(game.pk, game.version) == "computer"
     assert Move.objects.get(game=game).action == {"type": "draw"}
     game.refresh_from_db()
-    assert timeouts.play_computer_move(game.pk, game.version) == "computer"  # the discard
+    assert autoplay.play_computer_move(game.pk, game.version) == "computer"  # the discard
     assert Move.objects.filter(game=game, action__type="discard").count() == 1
 
 
@@ -371,12 +372,12 @@ def test_a_computer_player_receives_the_hands_public_record_beside_its_view(monk
         received.append((view, kwargs.get("record")))
         return choose_action(view, level, rng, **kwargs)
 
-    monkeypatch.setattr(timeouts, "choose_action", spy)
+    monkeypatch.setattr(autoplay, "choose_action", spy)
     for _ in range(8):
         game.refresh_from_db()
         engine = EngineGame.from_dict(game.state)
         expected = engine.public_record()
-        assert timeouts.play_computer_move(game.pk, game.version) == "computer"
+        assert autoplay.play_computer_move(game.pk, game.version) == "computer"
         view, record = received[-1]
         assert record == expected  # the same for every seat: no hidden card in it
         assert sum(1 for e in record if e["seat"] is not None and e["type"] != "pozzetto") == view["version"]
@@ -413,10 +414,10 @@ def test_a_player_away_past_the_grace_during_their_turn_is_covered(monkeypatch):
     mover = game.to_move
     tabs = ["gina-tab-1", "gina-tab-2"] if mover == 0 else ["ugo-tab-1"]
     if mover == 0:
-        assert presence.disconnected(game.table_id, 0, users[0].pk, tabs.pop(0)) is False  # one tab left
+        assert attendance.socket_closed(game.table_id, 0, users[0].pk, tabs.pop(0)) is False  # one tab left
         game.refresh_from_db()
         assert game.due_at == game.turn_deadline
-    assert presence.disconnected(game.table_id, mover, users[mover].pk, tabs[0]) is True
+    assert attendance.socket_closed(game.table_id, mover, users[mover].pk, tabs[0]) is True
     game.refresh_from_db()
     away = presence.away_since(game.table_id, mover)
     # The scheduler must look when the grace runs out, not at the 30-second deadline.
@@ -445,14 +446,14 @@ def test_a_player_back_within_the_grace_is_not_covered():
 
     game, users = two_people(grace=5, before_start=online)
     mover = game.to_move
-    presence.disconnected(game.table_id, mover, users[mover].pk, f"tab-{mover}")
+    attendance.socket_closed(game.table_id, mover, users[mover].pk, f"tab-{mover}")
     clock.advance(3)
     presence.connected(game.table_id, mover, users[mover].pk, f"tab-{mover}-reloaded")  # back in time
     assert presence.away_since(game.table_id, mover) is None
     clock.advance(3)  # past the grace the disconnection started
-    seen = timeouts.stats()["early"]
+    seen = autoplay.stats()["early"]
     assert scheduler.run_due(clock.now()) == {"not_due": 1}
-    assert timeouts.stats()["early"] == seen + 1
+    assert autoplay.stats()["early"] == seen + 1
     game.refresh_from_db()
     seat = Seat.objects.get(table=game.table, position=mover)
     assert not seat.covered_by_computer and not Move.objects.filter(game=game).exists()
@@ -489,7 +490,7 @@ def test_after_presence_is_lost_the_heartbeat_clears_the_away_mark_too():
     assert presence.heartbeat_many(beats) == {game.table_id}  # back online...
     assert presence.away_since(game.table_id, mover) is None  # ...and not away
     # A moment's disconnection now starts its own grace.
-    assert presence.disconnected(game.table_id, mover, users[mover].pk, f"tab-{mover}") is True
+    assert attendance.socket_closed(game.table_id, mover, users[mover].pk, f"tab-{mover}") is True
     clock.advance(1)
     Game.objects.filter(pk=game.pk).update(due_at=clock.now())
     assert scheduler.run_due(clock.now()) == {"not_due": 1}
@@ -503,7 +504,7 @@ def test_a_player_who_left_before_their_turn_is_covered_when_it_comes():
 
     game, users = two_people(grace=5, before_start=online)
     mover, other = game.to_move, 1 - game.to_move
-    presence.disconnected(game.table_id, other, users[other].pk, f"tab-{other}")
+    attendance.socket_closed(game.table_id, other, users[other].pk, f"tab-{other}")
     game.refresh_from_db()
     assert game.due_at == game.turn_deadline  # not their turn: nothing to pull forward
     clock.advance(6)
@@ -602,7 +603,7 @@ def test_one_broken_game_does_not_stop_the_scheduler(caplog):
     good, _ = two_people()
     Game.objects.filter(pk=broken.pk).update(state={"not": "a game"}, due_at=clock.now())
     clock.advance(31)
-    with caplog.at_level(logging.ERROR, logger="games.services.scheduler"):
+    with caplog.at_level(logging.ERROR, logger="games.services.table.scheduler"):
         assert scheduler.Scheduler().tick() == {"healthy": True, "extended": 0, "failed": 1, "timeout": 1}
     assert f"scheduler: game {broken.pk} v0 failed" in caplog.text
     assert state_of(good) == (2, 2)
@@ -741,10 +742,10 @@ def test_an_outage_moves_the_live_deadlines_on_once(settings, monkeypatch):
             assert after[done.pk].turn_deadline == before[done.pk]
             assert not Move.objects.exists()  # the deadline inside the outage was not enforced
             clocks = [(g, f) for g, f in cap.sent if f["type"] == "clock"]
-            assert sorted(g for g, _f in clocks) == sorted(broadcast.all_group(after[pk].table_id)
+            assert sorted(g for g, _f in clocks) == sorted(transport.all_group(after[pk].table_id)
                                                            for pk in (within.pk, ordinary.pk))
             for group, frame in clocks:
-                game = next(g for g in after.values() if broadcast.all_group(g.table_id) == group)
+                game = next(g for g in after.values() if transport.all_group(g.table_id) == group)
                 assert frame["reason"] == "outage" and frame["version"] == game.version
                 assert frame["deadline"] == game.turn_deadline.isoformat()
             # A scheduler that did not see the outage still extends when Redis started after the
@@ -769,7 +770,7 @@ def test_an_outage_moves_the_live_deadlines_on_once(settings, monkeypatch):
             assert not Move.objects.filter(game=within, actor="timeout").exists()  # not enforced
             assert moves_of(covered)[-1][1] == "computer"
             assert sorted(g for g, f in cap.sent if f["type"] == "clock") == sorted(
-                broadcast.all_group(g.table_id) for g in (within, ordinary, covered))
+                transport.all_group(g.table_id) for g in (within, ordinary, covered))
             # A scheduler that merely restarted (it saw no outage, and PostgreSQL and Redis were
             # up all along: no scheduler ran) does not extend, whatever the gap: the deadline
             # that is really past is enforced.
@@ -798,7 +799,7 @@ def test_a_failed_tick_is_logged_and_counts_as_an_outage_seen(monkeypatch, caplo
         raise DatabaseError("connection lost mid-tick")
 
     monkeypatch.setattr(scheduler, "run_due", failing)
-    with caplog.at_level(logging.ERROR, logger="games.services.scheduler"):
+    with caplog.at_level(logging.ERROR, logger="games.services.table.scheduler"):
         loop.run_forever(stop)  # the failure is logged, not raised, and remembered
     assert "scheduler tick failed" in caplog.text
     assert loop.saw_outage_since is not None

@@ -17,9 +17,10 @@ from datetime import timedelta
 
 import pytest
 
+from games.live import clock
 from games.models import Game, Move, Seat, Table, Tournament, TournamentPairing, TournamentRound
 from games.selectors import tournaments as selectors
-from games.services import clock, tournaments
+from games.services import tournaments
 from tests.games.helpers import make_user
 from tests.tournaments.test_swiss import my_points
 

@@ -17,10 +17,11 @@ from games import tasks
 from games.bots import choose_action
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
+from games.live import clock, presence
 from games.models import Game, Move, Seat, Table
 from games.selectors.tables import presence_frame
-from games.services import clock, presence, tables, timeouts, turns
-from games.services.play import submit_action
+from games.services.table import attendance, autoplay, seating, turns
+from games.services.table.play import submit_action
 from tests.games.helpers import make_user
 
 from .conftest import last_tick, quiet, scheduler_ticks, wait_for
@@ -41,10 +42,10 @@ _names = iter(range(10**6))
 def human_against_computer(level: str = "principiante", online: bool = True, **options) -> tuple[Table, object]:
     user = make_user(f"ada{next(_names)}")
     ruleset = Ruleset.preset("mano_unica", players=2, target=None, **options)
-    table = tables.create_table(creator=user, ruleset=ruleset)
+    table = seating.create_table(creator=user, ruleset=ruleset)
     if online:
         presence.connected(table.pk, 0, user.pk, "tab-1")
-    tables.fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
+    seating.fill_with_computer(table_id=table.pk, user=user, position=1, level=level)
     table.refresh_from_db()
     assert table.status == Table.Status.PLAYING
     return table, user
@@ -147,7 +148,7 @@ def test_timeouts_complete_the_turn_and_two_hand_the_seat_to_the_computer():
              what="the computer to play the covered seat")
     assert presence_frame(table.pk)["seats"][0]["covered_by_computer"] is True
     # "Sono tornato": the seat is the person's again, and the computer stops playing it.
-    timeouts.reclaim_seat(table.pk, 0, user)
+    autoplay.reclaim_seat(table.pk, 0, user)
     seat = Seat.objects.get(table=table, position=0)
     assert not seat.covered_by_computer and seat.consecutive_timeouts == 0
     wait_for(lambda: game_of(table).finished or game_of(table).to_move == 0, what="the person's turn")
@@ -166,13 +167,13 @@ def test_late_and_duplicated_tasks_change_nothing(timers):
     stale_version = game.version - 1  # the computer's last discard was for this version
     assert stale_version >= 0
     before = (game.version, Move.objects.filter(game=game).count())
-    seen = timeouts.stats()["stale"]
+    seen = autoplay.stats()["stale"]
     # Late and duplicated moves for versions that are gone: each is received and ignored.
     for _ in range(3):
         tasks.computer_move.delay(game.pk, stale_version)
     tasks.computer_move.delay(game.pk, 0)
     tasks.computer_move.delay(game.pk, game.version)  # the person's turn: not the computer's
-    wait_for(lambda: timeouts.stats()["stale"] >= seen + 4, what="the worker to drop the stale tasks")
+    wait_for(lambda: autoplay.stats()["stale"] >= seen + 4, what="the worker to drop the stale tasks")
     wait_for(lambda: timers.queued() == 0, what="the worker to take every task")
     scheduler_ticks(2)
     game.refresh_from_db()
@@ -185,10 +186,10 @@ def test_two_schedulers_apply_each_due_game_once(timers):
         games = []
         for n in range(8):
             anna, bruno = make_user(f"anna{n}"), make_user(f"bruno{n}")
-            table = tables.create_table(creator=anna, ruleset=Ruleset.preset("mano_unica", target=None))
-            tables.sit(table_id=table.pk, user=bruno, position=1)
+            table = seating.create_table(creator=anna, ruleset=Ruleset.preset("mano_unica", target=None))
+            seating.sit(table_id=table.pk, user=bruno, position=1)
             games.append(game_of(table))
-        seen = timeouts.stats()["timeout"]
+        seen = autoplay.stats()["timeout"]
         other.ready()
         scheduler_ticks(2)
         clock.advance(31)  # every game is due at once
@@ -202,7 +203,7 @@ def test_two_schedulers_apply_each_due_game_once(timers):
         assert game.version == 2
         assert list(Move.objects.filter(game=game).order_by("seq").values_list("actor", "action__type")) == [
             ("timeout", "draw"), ("timeout", "discard")]
-    assert timeouts.stats()["timeout"] - seen == 8
+    assert autoplay.stats()["timeout"] - seen == 8
 
 
 def test_an_away_player_is_covered_after_the_grace():
@@ -210,7 +211,7 @@ def test_an_away_player_is_covered_after_the_grace():
     Table.objects.filter(pk=table.pk).update(disconnect_grace_seconds=5)
     game = wait_for(lambda: humans_turn(table), what="the person's turn")
     # The tab closes during the turn; 6 seconds pass on the game clock (the turn has 30).
-    assert presence.disconnected(table.pk, 0, user.pk, "tab-1") is True
+    assert attendance.socket_closed(table.pk, 0, user.pk, "tab-1") is True
     scheduler_ticks(2)
     assert not Seat.objects.get(table=table, position=0).covered_by_computer
     clock.advance(6)
@@ -223,7 +224,7 @@ def test_an_away_player_is_covered_after_the_grace():
     assert frame["seats"][0] == {"position": 0, "online": False, "covered_by_computer": True, "computer": False}
     # Back: the page reconnects and "Sono tornato" returns the seat.
     presence.connected(table.pk, 0, user.pk, "tab-2")
-    timeouts.reclaim_seat(table.pk, 0, user)
+    autoplay.reclaim_seat(table.pk, 0, user)
     assert not Seat.objects.get(table=table, position=0).covered_by_computer
     assert presence_frame(table.pk)["seats"][0]["online"] is True
 
@@ -233,12 +234,12 @@ def test_a_player_back_within_the_grace_is_not_covered():
     Table.objects.filter(pk=table.pk).update(disconnect_grace_seconds=5)
     game = wait_for(lambda: humans_turn(table), what="the person's turn")
     before = (game.version, Move.objects.filter(game=game).count())
-    presence.disconnected(table.pk, 0, user.pk, "tab-1")
+    attendance.socket_closed(table.pk, 0, user.pk, "tab-1")
     clock.advance(3)
     presence.connected(table.pk, 0, user.pk, "tab-1-reloaded")  # the page reloaded in time
-    early = timeouts.stats()["early"]
+    early = autoplay.stats()["early"]
     clock.advance(3)  # past the grace since the tab closed: the scheduler looks and leaves it
-    wait_for(lambda: timeouts.stats()["early"] > early, timeout=5, what="the scheduler to look")
+    wait_for(lambda: autoplay.stats()["early"] > early, timeout=5, what="the scheduler to look")
     scheduler_ticks(3)
     game.refresh_from_db()
     assert not Seat.objects.get(table=table, position=0).covered_by_computer

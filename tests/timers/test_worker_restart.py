@@ -15,9 +15,10 @@ import pytest
 from games.bots import choose_action
 from games.engine import Game as EngineGame
 from games.engine import Ruleset
+from games.live import clock, presence
 from games.models import Game, Move, Table
-from games.services import clock, presence, tables, turns
-from games.services.play import submit_action
+from games.services.table import seating, turns
+from games.services.table.play import submit_action
 from tests.games.helpers import make_user
 
 from .conftest import quiet, wait_for
@@ -29,9 +30,9 @@ HELD_FOR = 60  # real seconds the killed worker was to wait before the computer'
 
 def test_a_new_worker_plays_the_move_a_killed_worker_held(timers, transactional_db, settings):
     user = make_user("vera")
-    table = tables.create_table(creator=user, ruleset=Ruleset.preset("mano_unica", players=2, target=None))
+    table = seating.create_table(creator=user, ruleset=Ruleset.preset("mano_unica", players=2, target=None))
     presence.connected(table.pk, 0, user.pk, "tab-1")
-    tables.fill_with_computer(table_id=table.pk, user=user, position=1, level="principiante")
+    seating.fill_with_computer(table_id=table.pk, user=user, position=1, level="principiante")
     table = Table.objects.get(pk=table.pk)
     clock.reset()
     with timers.worker("doomed") as doomed:

@@ -14,11 +14,12 @@ from django.utils import translation
 from games.bots import choose_action
 from games.engine import Game as EngineGame
 from games.engine import swiss
+from games.live import clock
 from games.models import Game, RatingChange, Seat, Table, Tournament, TournamentEntry, TournamentPairing
 from games.selectors import tournaments as selectors
-from games.services import clock, tournaments
-from games.services.play import abandon_match, submit_action
-from games.services.tables import TableError
+from games.services import tournaments
+from games.services.table.play import abandon_match, submit_action
+from games.services.table.seating import TableError
 from tests.games.helpers import capture, make_user
 
 pytestmark = pytest.mark.django_db
@@ -50,8 +51,9 @@ def refused(code: str, call, english: str) -> None:
         assert english in again.value.message, again.value.message
 
 
-def play_out(table: Table, rng: random.Random, players: dict[int, object]) -> Game:
-    """Every seat played by its own person (a beginner's choices) until the match ends."""
+def play_out(table: Table, rng: random.Random, players: dict[int, object], away: int | None = None) -> Game:
+    """Every seat played by its own person (a beginner's choices) until the match ends; the seat
+    `away` by the server instead (logged as "timeout", as when its clock runs out)."""
     for _ in range(5000):
         game = Game.objects.get(table=table)
         if game.finished:
@@ -59,8 +61,9 @@ def play_out(table: Table, rng: random.Random, players: dict[int, object]) -> Ga
         engine = EngineGame.from_dict(game.state)
         seat = engine.to_move
         action = choose_action(engine.view(seat), "principiante", rng)
-        submit_action(game_id=game.pk, seat=seat, action=action, actor="person", expected_version=game.version,
-                      user=players[seat])
+        gone = seat == away
+        submit_action(game_id=game.pk, seat=seat, action=action, actor="timeout" if gone else "person",
+                      expected_version=game.version, user=None if gone else players[seat])
     raise AssertionError("the match did not end")
 
 

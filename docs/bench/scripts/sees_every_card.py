@@ -37,8 +37,9 @@ import django  # noqa: E402
 
 django.setup()
 
-from games.bots import expert, tournament  # noqa: E402
+from games.bots import expert  # noqa: E402
 from games.bots.knowledge import determinize  # noqa: E402
+from games.bots.lab import tournament  # noqa: E402
 
 real_choose = tournament.choose_action
 current: dict[str, object] = {}

@@ -30,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from games.bots import strategy, tournament  # noqa: E402
+from games.bots import strategy  # noqa: E402
+from games.bots.lab import tournament  # noqa: E402
 
 # name: (scale of one step, lower bound, upper bound); integers are rounded when played.
 SPACE: dict[str, tuple[float, float, float]] = {

@@ -10,9 +10,9 @@ times each page through the Django test client (middleware and templates include
 and reports the median server time and the query count of each.
 
 The matches: a few dozen are really played by the random engine policy and recorded with
-their moves (games/services/sample_games.py); the rest copy the hands (deal and score) of one
+their moves (games/benchmarks/sample_games.py); the rest copy the hands (deal and score) of one
 of those, with their own players, dates and ratings. Ratings are computed by replaying the ELO
-rules of games/services/ratings.py over the matches in date order, so every rating, peak,
+rules of games/services/history/ratings.py over the matches in date order, so every rating, peak,
 record and change chain is consistent. One change per player per match means a match yields at
 most 4 changes: when --changes needs more matches than --games, more matches are stored (and
 reported), never fewer.
@@ -24,7 +24,6 @@ import bisect
 import itertools
 import json
 import os
-import platform
 import random
 import statistics
 import tempfile
@@ -39,9 +38,11 @@ from django.db.models import Count, Max
 from django.test import Client
 from django.test.utils import override_settings
 
+from games.benchmarks.machine import machine
+from games.benchmarks.sample_games import record_sample_match
 from games.models import Game, Hand, RatingChange, Seat, Table
-from games.services.ratings import START_RATING, expected_score, k_factor
-from games.services.sample_games import record_sample_match
+from games.selectors.leaderboards import PER_PAGE, START_RATING, ranked
+from games.services.history.ratings import expected_score, k_factor
 
 NAMES = (
     "marco", "giulia", "luca", "francesca", "andrea", "chiara", "matteo", "sara", "alessandro", "valentina",
@@ -55,16 +56,6 @@ TEMPLATES = (  # (players, preset, overrides, how many)
 )
 CHUNK = 20_000
 PAIRS_SHARE = 0.3
-
-
-def machine() -> dict[str, Any]:
-    model = ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    except OSError:
-        pass
-    return {"nproc": os.cpu_count(), "cpu": model or platform.processor(), "python": platform.python_version()}
 
 
 class Sink:
@@ -227,7 +218,7 @@ class Filler:
                 for number, deal, score in template["hands"]:
                     h_rows.append((ids["hand"], game_id, number, deal, score, when - timedelta(minutes=30), when))
                     ids["hand"] += 1
-                # ELO, exactly as games/services/ratings.py does it.
+                # ELO, exactly as games/services/history/ratings.py does it.
                 sides = {0: chosen[0::2], 1: chosen[1::2]}
                 current = {uid: state.setdefault((uid, mode), [START_RATING, START_RATING, 0, 0, 0, 0])
                            for uid in chosen}
@@ -289,7 +280,6 @@ class Filler:
 
 def pick_targets() -> dict[str, str]:
     """The URLs to time, chosen from the filled data."""
-    from games.selectors.leaderboards import PER_PAGE, ranked
 
     busiest = (RatingChange.objects.values("user_id").annotate(n=Count("id")).order_by("-n").first()
                or {"user_id": None})

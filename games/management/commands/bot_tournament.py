@@ -3,7 +3,7 @@
 Computer against computer over whole hands, seats alternating; prints the tally (wins with a
 95 % interval, mean score difference, decision times per side). `--duplicate` plays every deal
 twice with the seats swapped; `--audit` counts the mistakes of issue 13 per 100 hands and per
-level. The play, the audit and the report are `games.bots.tournament` and `games.bots.audit`.
+level. The play, the audit and the report are `games.bots.lab.tournament` and `games.bots.lab.audit`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from games.bots import LEVELS
-from games.bots.tournament import MEMORY, report_text, run
+from games.bots.lab.tournament import MEMORY, report_text, run
 from games.engine import PRESETS
 
 

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from games.services import tournaments
-from games.services.tables import TableError
+from games.services.table.seating import TableError
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""Run the turn scheduler in its own process (games/services/scheduler.py).
+"""Run the turn scheduler in its own process (games/services/table/scheduler.py).
 
 Every Celery worker already runs one in a thread; this is for an operator who wants it apart
 (or a deployment without workers in some zone). Several may run at once: each tick claims its
@@ -13,7 +13,7 @@ import threading
 
 from django.core.management.base import BaseCommand
 
-from games.services.scheduler import Scheduler, interval
+from games.services.table.scheduler import Scheduler, interval
 
 
 class Command(BaseCommand):

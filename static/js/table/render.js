@@ -411,7 +411,7 @@ export function createRenderer(s) {
     const fresh = v && !v.hand_over && !s.finished && s.handOver && v.hand_number + 1 > s.handOver.hand_number;
     setHidden(next, !fresh);
     const result = $("score-result");
-    if (s.handOver && !s.handOver.match_over) setText(result, fresh ? "" : L.nextHand);
+    if (s.handOver && !s.handOver.match_over && !s.finished) setText(result, fresh ? "" : L.nextHand);
     const close = $("score-close");
     if (fresh) {
       const who = S.isMyTurn(s) ? L.nextHandYou : fmt(L.nextHandOther, { name: S.seatName(s, v.to_move) });

@@ -1,5 +1,7 @@
 // Short sounds made with WebAudio (no files): a draw, a discard, a meld, our turn, the clock
-// running out, the end of a hand. Muting is remembered for this player on this device.
+// running out, the end of a hand. The player's settings say whether sounds start on or off
+// (<body data-sound-default>); the table's button toggles them, remembered on this device until
+// the settings' default changes again.
 
 const TONES = {
   draw: [[520, 0.05, "triangle"]],
@@ -12,13 +14,18 @@ const TONES = {
 };
 
 export class Sounds {
-  constructor(storageKey) {
+  constructor(storageKey, accountDefault = globalThis.document?.body?.dataset.soundDefault) {
     this.key = storageKey;
-    this.muted = false;
+    this.accountDefault = accountDefault === "off" ? "off" : "on";
+    this.muted = this.accountDefault === "off";
     try {
-      this.muted = localStorage.getItem(storageKey) === "off";
+      // A choice made on this device counts while the settings' default is still the one it
+      // was made under; a newer default from the settings wins.
+      const stored = localStorage.getItem(storageKey);
+      const under = localStorage.getItem(`${storageKey}:default`) || "on";
+      if (stored && under === this.accountDefault) this.muted = stored === "off";
     } catch {
-      // storage refused: sounds on, not remembered
+      // storage refused: the settings' default, not remembered
     }
     this.ctx = null;
     this.played = []; // what was asked for, for the tests (also when muted)
@@ -65,6 +72,7 @@ export class Sounds {
     this.muted = !this.muted;
     try {
       localStorage.setItem(this.key, this.muted ? "off" : "on");
+      localStorage.setItem(`${this.key}:default`, this.accountDefault);
     } catch {
       // not remembered
     }

@@ -276,7 +276,7 @@ export function restoreOrder(s, saved) {
 
 // ---------------------------------------------------------------- the log of the hand
 
-/** One move in words, as the replay writes it (games/services/replays.py), from public facts only. */
+/** One move in words, as the replay writes it (games/selectors/replays.py), from public facts only. */
 export function describeMove(s, frame, before, after) {
   const a = frame.action || {};
   const L = s.L.log || {};
@@ -399,6 +399,7 @@ export function applySnapshot(s, frame, nowMs = Date.now()) {
     s.scoreOpen = true;
     effects.push({ type: "score" });
   }
+  missedScoring(s, frame, { firstLoad, newHand }, effects);
   const result = frame.result;
   if (frame.finished && result && result.end_reason === "abandoned" && !s.abandonShown) {
     effects.push({ type: "abandoned", info: { ...result, hand_number: frame.hand_number } });
@@ -409,6 +410,21 @@ export function applySnapshot(s, frame, nowMs = Date.now()) {
   // subscription sent its `table` frame to nobody here, so the room is looked at once now.
   if (s.status === "waiting") effects.push({ type: "checkWaiting" });
   return effects;
+}
+
+/**
+ * The last hand's scoring, missed: the page was away when that hand ended (it comes back in the
+ * next one) or opens while the computer covers our seat. Shown once, like a `hand_over`.
+ */
+function missedScoring(s, frame, { firstLoad, newHand }, effects) {
+  const last = frame.last_hand;
+  if (!last || s.view?.hand_over || (s.handOver && s.handOver.hand_number >= last.hand_number)) return;
+  const mine = s.seat !== null ? s.presence.get(s.seat) : null;
+  if (!newHand && !(firstLoad && mine && mine.covered_by_computer)) return;
+  s.handOver = { ...last };
+  s.heldView = null;
+  s.scoreOpen = true;
+  effects.push({ type: "score" });
 }
 
 /** A `gap` effect means an event was missed: the page asks for a snapshot (`hello`). */

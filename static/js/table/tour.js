@@ -1,6 +1,8 @@
 // The first visit's short tour over the real table: where to drag to draw, how to meld, lay off
-// and discard. Shown once per device (or again from "Come si gioca qui"); it never blocks the
-// table: a bubble beside each place, with Avanti / Indietro / Salta.
+// and discard. Shown once per device (or again from "Come si gioca qui"), only at a practice table
+// (nobody but the computer), whose turn clock stops while it is open (`onOpen` / `onClose`: the
+// page tells the server). It never blocks the table and never covers the hand: a bubble beside each
+// place, with Avanti / Indietro / Salta.
 
 const DONE_KEY = "burraco:tour-done";
 const TARGETS = ["#stock", "#discard", "#hand", "#melds-us-wrap", "#discard", "#turn-clock"];
@@ -23,7 +25,19 @@ function finish() {
 
 let current = null;
 
-export function startTour(words, { force = false } = {}) {
+/** Where the box goes: below the target, else above it, else at the top of the screen, the
+ * first of these that fits on the screen without covering the hand (`avoid`). Pure, for tests. */
+export function tourTop(rect, height, viewHeight, avoid) {
+  const overlaps = (top) => avoid && top < avoid.bottom && top + height > avoid.top;
+  const fits = (top) => top >= 8 && top + height <= viewHeight - 8 && !overlaps(top);
+  for (const top of [rect.bottom + 10, rect.top - height - 10, 8]) {
+    if (fits(top)) return top;
+  }
+  if (avoid && avoid.top - height - 10 >= 0) return Math.max(0, avoid.top - height - 10);
+  return 8;
+}
+
+export function startTour(words, { force = false, onOpen = null, onClose = null } = {}) {
   if (!words || !Array.isArray(words.steps) || (!force && done())) return;
   if (current) current.close();
   const steps = words.steps.map((text, i) => ({ text, target: TARGETS[i] })).filter((s) => document.querySelector(s.target));
@@ -37,6 +51,14 @@ export function startTour(words, { force = false } = {}) {
     + '<p class="tour-buttons"><button type="button" class="button small secondary" id="tour-prev"></button>'
     + '<button type="button" class="button small" id="tour-next"></button>'
     + '<button type="button" class="button small linkish" id="tour-skip"></button></p>';
+  if (onOpen && words.held) {
+    // The clock stands still while the tour is open (a practice table): say so.
+    const note = document.createElement("p");
+    note.className = "tour-held";
+    note.id = "tour-held";
+    note.textContent = words.held;
+    box.querySelector(".tour-buttons").before(note);
+  }
   document.body.append(box);
   box.querySelector("#tour-prev").textContent = words.prev;
   box.querySelector("#tour-skip").textContent = words.skip;
@@ -58,9 +80,8 @@ export function startTour(words, { force = false } = {}) {
     const width = Math.min(320, window.innerWidth - 16);
     box.style.width = `${width}px`;
     const left = Math.max(8, Math.min(window.innerWidth - width - 8, rect.left));
-    const height = box.offsetHeight;
-    const below = rect.bottom + 10;
-    const top = below + height < window.innerHeight ? below : Math.max(8, rect.top - height - 10);
+    const hand = document.getElementById("hand");
+    const top = tourTop(rect, box.offsetHeight, window.innerHeight, hand ? hand.getBoundingClientRect() : null);
     box.style.left = `${left}px`;
     box.style.top = `${top}px`;
   }
@@ -71,6 +92,7 @@ export function startTour(words, { force = false } = {}) {
     window.removeEventListener("resize", place);
     current = null;
     finish();
+    if (onClose) onClose();
   }
 
   box.querySelector("#tour-prev").addEventListener("click", () => {
@@ -90,6 +112,7 @@ export function startTour(words, { force = false } = {}) {
   });
   window.addEventListener("resize", place);
   current = { close };
+  if (onOpen) onOpen();
   place();
   box.querySelector("#tour-next").focus({ preventScroll: true });
 }

@@ -1,0 +1,1 @@
+"""Ratings and history: the ELO ratings and the analysis of finished games."""

@@ -1,0 +1,2 @@
+"""Finding games: the "Gioca con persone" queue (matchmaking.py), challenges, rematch, friends
+(social.py) and the bell's notifications."""

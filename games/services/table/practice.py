@@ -1,0 +1,78 @@
+"""A table with no other person at it (every other seat a computer) is a practice table: while its
+player reads the tour "Come si gioca qui" the turn clock stands still, and when the tour closes
+their turn starts again with its full time (issue 29, item 3: the tour never runs on a clock).
+
+The hold is kept in the cache (Redis in production) for at most HOLD_SECONDS, so a page closed with
+the tour open does not leave the game without a clock for long: the scheduler
+(`autoplay.handle_due`) stops a deadline that comes due while the hold stands, and the page asks for
+the hold again whenever a new deadline reaches it while the tour is open.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.core.cache import cache
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from games.engine import Game as EngineGame
+from games.live import clock, transport
+from games.models import Game, Seat, Table
+from games.services.table.seating import TableError
+
+HOLD_SECONDS = 15 * 60
+_KEY = "burraco:tour-hold:{}"
+
+
+def held(table_id: int) -> bool:
+    return bool(cache.get(_KEY.format(table_id)))
+
+
+def _refuse() -> TableError:
+    return TableError("not_practice", _("Il tempo si ferma per la guida solo a un tavolo contro il computer."))
+
+
+def hold_clock(*, table_id: int, user, hold: bool) -> None:
+    """`user`, seated at a practice table in play, opened (`hold`) or closed the tour. Raises
+    TableError("not_practice") anywhere else and changes nothing."""
+    with transaction.atomic():
+        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        seats = list(Seat.objects.filter(table_id=table_id)) if table else []
+        mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
+        if (table is None or table.status != Table.Status.PLAYING or mine is None
+                or any(s.user_id is not None for s in seats if s is not mine)):
+            raise _refuse()
+        game = Game.objects.select_for_update().filter(table_id=table_id, finished=False).first()
+        if hold:
+            cache.set(_KEY.format(table_id), 1, timeout=HOLD_SECONDS)
+        else:
+            cache.delete(_KEY.format(table_id))
+        if game is None or game.to_move != mine.position or mine.covered_by_computer:
+            return  # not their turn: the computer's move, then their turn's clock, as usual
+        if hold:
+            deadline = None
+        else:
+            if game.turn_deadline is not None:
+                return  # the clock was not stopped (an old page): it runs on as it is
+            phase = EngineGame.from_dict(game.state).phase
+            seconds = table.draw_seconds if phase == "draw" else table.play_seconds
+            deadline = clock.now() + timedelta(seconds=seconds)
+        game.turn_deadline = game.due_at = deadline
+        game.save(update_fields=["turn_deadline", "due_at"])
+        frame = {"type": "clock", "version": game.version, "deadline": deadline.isoformat() if deadline else None,
+                 "server_time": clock.now().isoformat(), "reason": "tour"}
+        transaction.on_commit(lambda: transport.deliver([(transport.all_group(table_id), frame)]))
+
+
+def stop_if_held(game: Game) -> bool:
+    """The scheduler found a person's deadline due: at a held practice table the clock stops
+    instead (True); anywhere else nothing changes (False)."""
+    if not held(game.table_id):
+        return False
+    updated = Game.objects.filter(pk=game.pk, version=game.version).update(turn_deadline=None, due_at=None)
+    if updated:
+        frame = {"type": "clock", "version": game.version, "deadline": None,
+                 "server_time": clock.now().isoformat(), "reason": "tour"}
+        transport.deliver([(transport.all_group(game.table_id), frame)])
+    return True
