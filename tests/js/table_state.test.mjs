@@ -16,7 +16,7 @@ const LABELS = {
   timeoutDrewMe: "Tempo scaduto: il server ha pescato e scartato per te.",
   timeoutOther: "Tempo scaduto per {name}: il server ha finito il turno.",
   coverMe: "Il computer gioca per te finché non torni.", coverOther: "Il computer gioca per {name} finché non torna.",
-  away: "{name} non è in linea.", awayTurn: "{name} non è in linea: tra {time} il computer gioca al suo posto.",
+  away: "{name} non è in linea.", awayMany: "{names} e {last} non sono in linea.", awayTurn: "{name} non è in linea: tra {time} il computer gioca al suo posto.",
   log: {
     draw: "{name} pesca dal tallone", take: "{name} raccoglie gli scarti ({cards})", meld: "{name} cala {cards}",
     layOff: "{name} lega {cards}", discard: "{name} scarta {card}", pozzetto: "prende il pozzetto",
@@ -284,6 +284,22 @@ describe("notices", () => {
       [["cover", "Il computer gioca per bruno finché non torna."]]);
     S.applyPresence(s, { seats: [{ position: 1, online: true, covered_by_computer: false, computer: false }] }, T0 + 60000);
     assert.equal(S.notices(s, T0 + 60000).length, 0);
+  });
+  test("people away whose turn it is not share one notice; the one to move keeps their own", () => {
+    const s = fresh({ players: 4, seats: ["anna", "bruno", "carla", "dario"].map((name, position) => (
+      { position, side: position % 2, name, computer: false })) });
+    const seats = (online) => [0, 1, 2, 3].map((position) => ({ position, online: position === 0 || online,
+      covered_by_computer: false, computer: false }));
+    S.applySnapshot(s, snapshot({
+      table: { status: "playing", disconnect_grace_seconds: 45, seats: [] },
+      view: view({ players: 4, to_move: 0, hand_counts: [11, 11, 11, 11] }),
+      presence: seats(true),
+    }), T0);
+    S.applyPresence(s, { seats: seats(false) }, T0);
+    assert.deepEqual(S.notices(s, T0).map((n) => [n.id, n.text]),
+      [["away-many", "bruno, carla e dario non sono in linea."]]);
+    S.applyPresence(s, { seats: seats(false).map((p) => (p.position === 2 ? { ...p, online: true } : p)) }, T0);
+    assert.deepEqual(S.notices(s, T0).map((n) => n.text), ["bruno e dario non sono in linea."]);
   });
 });
 

@@ -9,7 +9,6 @@ import random
 import pytest
 
 from games.engine import Game as EngineGame
-from games.live import clock
 from games.models import Analysis, Game
 from games.services.play.play import abandon_match, submit_action
 from tests.factories import finished_match
@@ -22,7 +21,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def _quiet_after(timers, celery_worker, transactional_db):
-    clock.reset()
     yield
     assert celery_worker.poll() is None, "the worker died"
     quiet(timers)

@@ -32,7 +32,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def _quiet_after(timers, celery_worker, transactional_db):
-    clock.reset()
     yield
     assert celery_worker.poll() is None, "the worker died"
     quiet(timers)

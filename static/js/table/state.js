@@ -162,6 +162,7 @@ export function notices(s, nowMs) {
   for (const [id, n] of s.notices) out.push({ id, dismissible: true, ...n });
   if (s.finished || !s.view) return out;
   const v = s.view;
+  const away = [];
   for (const [position, p] of [...s.presence.entries()].sort((a, b) => a[0] - b[0])) {
     const info = s.seats.get(position) || {};
     if (p.computer || info.computer) continue;
@@ -171,14 +172,25 @@ export function notices(s, nowMs) {
         : fmt(s.L.coverOther, { name: plainName(s, position) });
       out.push({ id: `cover-${position}`, kind: "cover", seat: position, text, dismissible: false });
     } else if (p.online === false && position !== s.seat) {
-      let text = fmt(s.L.away, { name: plainName(s, position) });
       if (!v.hand_over && v.to_move === position) {
         const from = Math.max(s.awaySince.get(position) ?? nowMs, s.turnStartedAt || 0);
         const left = Math.max(0, Math.ceil(s.grace - (nowMs - from) / 1000));
-        text = fmt(s.L.awayTurn, { name: plainName(s, position), time: clockText(left) });
+        const text = fmt(s.L.awayTurn, { name: plainName(s, position), time: clockText(left) });
+        out.push({ id: `away-${position}`, kind: "away", seat: position, text, dismissible: false });
+      } else {
+        away.push(position);
       }
-      out.push({ id: `away-${position}`, kind: "away", seat: position, text, dismissible: false });
     }
+  }
+  // Those away whose turn it is not share one line: three notices stacked over a phone's table
+  // hid the tabs and the names they were about.
+  if (away.length === 1) {
+    out.push({ id: `away-${away[0]}`, kind: "away", seat: away[0], dismissible: false,
+      text: fmt(s.L.away, { name: plainName(s, away[0]) }) });
+  } else if (away.length > 1) {
+    const names = away.map((position) => plainName(s, position));
+    out.push({ id: "away-many", kind: "away", seat: null, dismissible: false,
+      text: fmt(s.L.awayMany, { names: names.slice(0, -1).join(", "), last: names[names.length - 1] }) });
   }
   return out;
 }
