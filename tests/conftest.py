@@ -36,40 +36,79 @@ def pytest_sessionstart(session):
 
 
 @pytest.fixture(autouse=True)
-def _site_language():
-    """Every test starts in the site's default language, whatever an earlier test activated."""
+def _shared_state_fresh():
+    """Every test starts from the state a fresh process would have: what one test leaves in this
+    process's memory must not count in the next. In the default mode (SQLite rolled back, so table
+    ids come again) an earlier test's socket would still be online at a later test's table 1.
+    This is the one place that resets such state; a new module-level store belongs here.
+
+    - the in-memory stand-ins of Redis: presence (tables' sockets, away marks, people online),
+      the local-memory cache (clock offset, sign-up counts, ...) and the in-memory channel layer;
+    - with Redis, only the keys a test may leave that the next would read: the clock's offset and
+      the sign-ups counted from 127.0.0.1 (the run's Redis database is emptied at the start and
+      PostgreSQL's ids are not reused; flushing it here would pull it from under the server
+      processes and workers that session- and module-scoped fixtures keep running);
+    - this process's kept positions of the play path, the matcher's running passes and the
+      sockets' pending grace tasks (whose event loop closed with the test that made them);
+    - the site's default language, whatever an earlier test activated;
+    - after the test, the play path's event-loop connections (burraco_site/dbasync.py): they
+      belong to the test's own loop, and one that outlived it would hold the test database open.
+
+    Not reset, as they hold nothing a test can see: connection pools and clients keyed by their
+    settings (burraco_site/cache.py, presence's Redis client), the frame delivery loop's thread
+    (live/transport.py, started again on demand), and the engine's caches of pure functions."""
     from django.utils import translation
 
-    with translation.override("it"):
-        yield
-
-
-@pytest.fixture(autouse=True)
-def _loop_connections_closed():
-    """The play path's event-loop connections (burraco_site/dbasync.py) belong to the test's own
-    loop: closed after each test, so none outlives it and holds the test database open."""
-    yield
     from burraco_site import dbasync
 
+    _reset_shared_state()
+    with translation.override("it"):
+        yield
     dbasync.close_all()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_signup_cap():
-    """Sign-ups from the test client and the browser all come from 127.0.0.1: each test starts
-    with that address's hourly sign-up count at zero (with Redis it would outlive the run)."""
+def _reset_shared_state() -> None:
+    from channels.layers import InMemoryChannelLayer, channel_layers
+    from django.conf import settings
     from django.core.cache import cache
 
     from accounts.services import SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY
+    from games.consumers import table as table_consumer
+    from games.live import clock, presence
+    from games.services.lobby import matchmaking
+    from games.services.play import play
 
-    cache.delete_many([key.format(address="127.0.0.1") for key in (SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY)])
-    yield
+    with presence._memory.lock:
+        presence._memory.members.clear()
+        presence._memory.away.clear()
+        presence._online_memory.clear()
+    if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+        cache.clear()
+    else:
+        clock.reset()
+        cache.delete_many([key.format(address="127.0.0.1") for key in (SIGNUP_COUNT_KEY, SIGNUP_UNTIL_KEY)])
+    for layer in channel_layers.backends.values():
+        if isinstance(layer, InMemoryChannelLayer):
+            layer.channels.clear()
+            layer.groups.clear()
+    play._written.clear()
+    with matchmaking._passes_lock:
+        matchmaking._passes.clear()
+    matchmaking._last_purge = 0.0
+    table_consumer._leaving.clear()
+
+
+SLOW_TIMEOUT_SECONDS = 1800
 
 
 def pytest_collection_modifyitems(config, items):
     """Browser tests last: Playwright's sync API keeps an event loop in the main thread for the
-    rest of the session, which async (Channels) tests must not run inside."""
+    rest of the session, which async (Channels) tests must not run inside. The slow runs (-m slow)
+    are long by design: they get SLOW_TIMEOUT_SECONDS instead of the suite's 300 s each."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_SECONDS))
 
 
 def free_port() -> int:

@@ -173,7 +173,7 @@ class LobbyConsumer(SocketConsumer):
             return
         ref = frame.get("ref") if isinstance(frame.get("ref"), (str, int)) else None
         if frame["type"] == "ping":
-            await self.send(text_data='{"type":"pong"}')
+            await self.send(text_data=json.dumps(frames.lobby_pong(), separators=(",", ":")))
             return
         handler = {"queue_join": self._on_join, "queue_leave": self._on_leave, "pair_decline": self._on_pair_decline,
                    "challenge_accept": self._on_challenge, "challenge_decline": self._on_challenge,

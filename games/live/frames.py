@@ -172,9 +172,9 @@ def abandon_messages(table_id: int, players: int, over: Frame, snapshot_for: Cal
     return per_recipient(table_id, players, lambda position: [dict(over), snapshot_for(position)])
 
 
-def clock_frame(version: int, deadline: datetime, server_time: str, reason: str) -> Frame:
-    """The turn's deadline moved (public)."""
-    return {"type": "clock", "version": version, "deadline": deadline.isoformat(), "server_time": server_time,
+def clock_frame(version: int, deadline: datetime | None, server_time: str, reason: str) -> Frame:
+    """The turn's deadline moved (public); None: the clock stopped (a held practice table)."""
+    return {"type": "clock", "version": version, "deadline": _iso(deadline), "server_time": server_time,
             "reason": reason}
 
 
@@ -218,6 +218,11 @@ def pong(version: int | None) -> Frame:
     return {"type": "pong", "version": version}
 
 
+def lobby_pong() -> Frame:
+    """The lobby socket's answer to `ping` (no game, so no version)."""
+    return {"type": "pong"}
+
+
 def error(code: str, message: str, ref=None, version: int | None = None, *, with_version: bool = True) -> Frame:
     """A refusal, to the one socket that sent the frame (the lobby's carries no version)."""
     frame: Frame = {"type": "error", "code": code, "message": message, "ref": ref}
@@ -237,3 +242,89 @@ def lobby(tables: list[dict[str, Any]]) -> Frame:
 def friends_changed() -> Frame:
     """Someone's friends or their seating changed: the "Amici" page looks again."""
     return {"type": "friends_changed"}
+
+
+def friends(rows: list[dict[str, Any]]) -> Frame:
+    """The lobby socket's `friends` frame: the rows of the "Amici" list (docs/protocol.md)."""
+    return {"type": "friends", "friends": rows}
+
+
+def bell(unread: int, items: list[dict[str, Any]]) -> Frame:
+    """One person's notifications: how many unread, the latest ones (texts already in their language)."""
+    return {"type": "bell", "unread": unread, "items": items}
+
+
+def challenge(challenge_id: int, status: str, sender: str, invitee: str, preset: str, preset_label: str,
+              expires_in: int, table_id: int | None) -> Frame:
+    """Sent to both people at every step of a challenge (pending, declined, expired, cancelled; an
+    accepted one is followed by `matched`)."""
+    return {
+        "type": "challenge",
+        "id": challenge_id,
+        "status": status,
+        "from": sender,
+        "to": invitee,
+        "preset": preset,
+        "preset_label": preset_label,
+        "expires_in": expires_in,
+        "table": table_id,
+    }
+
+
+def queue_waiting(*, mode: str, preset: str, waited: int, window: int | None, computer_after: bool,
+                  computer_in: int | None, partner: str | None, partner_ready: bool | None) -> Frame:
+    """Where a waiting person stands in the queue (their own entry only)."""
+    return {
+        "type": "queue",
+        "status": "waiting",
+        "mode": mode,
+        "preset": preset,
+        "waited": waited,
+        "window": window,
+        "computer_after": computer_after,
+        "computer_in": computer_in,
+        "partner": partner,
+        "partner_ready": partner_ready,
+    }
+
+
+def queue_idle(reason: str) -> Frame:
+    """Not (or no longer) in any queue, and why."""
+    return {"type": "queue", "status": "idle", "reason": reason}
+
+
+def pair_invite(status: str, sender: str, partner: str, mode: str, preset: str, preset_label: str) -> Frame:
+    """To the player named as partner: where the invitation to queue as a pair stands."""
+    return {
+        "type": "pair_invite",
+        "status": status,
+        "from": sender,
+        "to": partner,
+        "mode": mode,
+        "preset": preset,
+        "preset_label": preset_label,
+    }
+
+
+def matched(table_id: int, players: int, preset: str, rated: bool, seats: list[dict[str, Any]]) -> Frame:
+    """A table was made for this person: the lobby page goes to `url` at once."""
+    return {
+        "type": "matched",
+        "table": table_id,
+        "url": f"/tavolo/{table_id}/",  # as the lobby's list has it (games/urls.py: "table")
+        "players": players,
+        "preset": preset,
+        "rated": rated,
+        "computer": any(s["bot_level"] for s in seats),
+        "seats": seats,
+    }
+
+
+# ----------------------------------------------------------------------------- tournaments
+
+
+def tournament(summary: dict[str, Any], standings: list[Any], rounds_played: list[Any],
+               entries: list[dict[str, Any]]) -> Frame:
+    """What a tournament page receives live (group `tournament.<id>`): nothing hidden in it."""
+    return {"type": "tournament", **summary, "standings": standings, "rounds_played": rounds_played,
+            "entries": entries}

@@ -7,6 +7,8 @@ import math
 from datetime import datetime
 from typing import Any
 
+from games.live import frames
+
 from ..engine import PRESET_PLAYERS, PRESETS
 from ..models import Challenge
 from .rules import preset_label
@@ -43,14 +45,6 @@ def sent(user, now: datetime) -> list[Challenge]:
 def challenge_frame(challenge: Challenge, now: datetime) -> dict[str, Any]:
     """The `challenge` frame: sent to both people at every step (pending, declined, expired,
     cancelled; an accepted one is followed by `matched`)."""
-    return {
-        "type": "challenge",
-        "id": challenge.pk,
-        "status": challenge.status,
-        "from": challenge.challenger.username,
-        "to": challenge.invitee.username,
-        "preset": challenge.preset,
-        "preset_label": str(preset_label(challenge.preset)),
-        "expires_in": max(0, math.ceil((challenge.expires_at - now).total_seconds())),
-        "table": challenge.table_id,
-    }
+    return frames.challenge(challenge.pk, challenge.status, challenge.challenger.username,
+                            challenge.invitee.username, challenge.preset, str(preset_label(challenge.preset)),
+                            max(0, math.ceil((challenge.expires_at - now).total_seconds())), challenge.table_id)

@@ -10,6 +10,8 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext as _
 
+from games.live import frames
+
 from ..engine import PRESET_PLAYERS, PRESETS
 from ..models import PlayerRating, QueueEntry, RatingMode, Seat, Table
 from .leaderboards import START_RATING
@@ -72,33 +74,19 @@ def waiting_frame(entry: QueueEntry, now: datetime, computer_after_seconds: floa
         if partner_ready is None:
             partner_ready = QueueEntry.objects.filter(user_id=entry.partner_id, partner_id=entry.user_id,
                                                       status=QueueEntry.Status.WAITING).exists()
-    return {
-        "type": "queue",
-        "status": "waiting",
-        "mode": entry.mode,
-        "preset": entry.preset,
-        "waited": int(waited),
-        "window": None if math.isinf(window) else int(window),
-        "computer_after": entry.computer_after,
-        "computer_in": max(0, math.ceil(computer_after_seconds - waited)) if entry.computer_after else None,
-        "partner": partner,
-        "partner_ready": bool(partner_ready) if partner is not None else None,
-    }
+    return frames.queue_waiting(
+        mode=entry.mode, preset=entry.preset, waited=int(waited),
+        window=None if math.isinf(window) else int(window), computer_after=entry.computer_after,
+        computer_in=max(0, math.ceil(computer_after_seconds - waited)) if entry.computer_after else None,
+        partner=partner, partner_ready=bool(partner_ready) if partner is not None else None)
 
 
 def pair_invite_frame(entry: QueueEntry, status: str) -> dict[str, Any]:
     """To the player `entry` names as partner: `pending` (their lobby page offers to queue with
     `from` as a pair), `cancelled` (the inviter stopped searching, or the invitation lapsed) or
     `declined` (their own answer, for their other tabs)."""
-    return {
-        "type": "pair_invite",
-        "status": status,
-        "from": entry.user.username,
-        "to": entry.partner.username,
-        "mode": entry.mode,
-        "preset": entry.preset,
-        "preset_label": str(preset_label(entry.preset)),
-    }
+    return frames.pair_invite(status, entry.user.username, entry.partner.username, entry.mode, entry.preset,
+                              str(preset_label(entry.preset)))
 
 
 def pair_invitations(user) -> list[QueueEntry]:
@@ -121,21 +109,12 @@ def idle_frame(reason: str = "cancelled") -> dict[str, Any]:
     """Not (or no longer) in any queue: `cancelled` (the person's own choice), `left` (their
     lobby page closed past the grace); for a pair, `partner_left` (the partner cancelled or left),
     `partner_declined` (the invited partner said no), `partner_timeout` (nor answered in time)."""
-    return {"type": "queue", "status": "idle", "reason": reason}
+    return frames.queue_idle(reason)
 
 
 def matched_frame(table: Table, seats: list[dict[str, Any]]) -> dict[str, Any]:
     """A table was made for this person: the lobby page goes to `url` at once."""
-    return {
-        "type": "matched",
-        "table": table.pk,
-        "url": f"/tavolo/{table.pk}/",  # as the lobby's list has it (games/urls.py: "table")
-        "players": table.players,
-        "preset": table.preset,
-        "rated": table.rated,
-        "computer": any(s["bot_level"] for s in seats),
-        "seats": seats,
-    }
+    return frames.matched(table.pk, table.players, table.preset, table.rated, seats)
 
 
 def seat_names(table: Table) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games.live import clock
+from games.live import clock, frames
 
 from ..models import Notification
 from .rules import preset_label
@@ -59,4 +59,4 @@ def bell(user) -> dict[str, Any]:
 def bell_frame(user_id: int, language: str) -> dict[str, Any]:
     """The `bell` frame for one person, its texts in their language."""
     with translation.override(language):
-        return {"type": "bell", "unread": unread_count(user_id), "items": latest(user_id)}
+        return frames.bell(unread_count(user_id), latest(user_id))

@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models.functions import Lower
 from django.urls import reverse
 
-from games.live import presence
+from games.live import frames, presence
 
 from ..models import Block, Follow, Seat, Table
 
@@ -97,4 +97,4 @@ def friends(user) -> list[dict[str, Any]]:
 
 def friends_frame(user) -> dict[str, Any]:
     """The lobby socket's `friends` frame (docs/protocol.md)."""
-    return {"type": "friends", "friends": friends(user)}
+    return frames.friends(friends(user))

@@ -10,6 +10,8 @@ from typing import Any
 from django.db.models import Count, Q
 from django.utils.translation import gettext as _
 
+from games.live import frames
+
 from ..engine import swiss
 from ..models import Seat, Tournament, TournamentEntry, TournamentPairing
 from .rules import preset_label
@@ -115,10 +117,9 @@ def tournament_frame(tournament: Tournament) -> dict[str, Any]:
     """What a tournament page receives live (group `tournament.<id>`): nothing hidden in it."""
     entries = _entries(tournament)
     pairings = _pairings(tournament)
-    return {"type": "tournament", **summary(tournament, len(entries)),
-            "standings": standings(tournament, entries, pairings),
-            "rounds_played": rounds(tournament, entries, pairings),
-            "entries": [{"id": e.pk, "name": entry_name(e)} for e in entries]}
+    return frames.tournament(summary(tournament, len(entries)), standings(tournament, entries, pairings),
+                             rounds(tournament, entries, pairings),
+                             [{"id": e.pk, "name": entry_name(e)} for e in entries])
 
 
 def frame_of(tournament_id: int) -> dict[str, Any] | None:

@@ -242,9 +242,14 @@ def claim_due(now: datetime, limit: int = BATCH) -> list[tuple[int, int]]:
         with connection.cursor() as cursor:
             cursor.execute(_CLAIM_SQL, [lease, now, limit])
             return [(int(i), int(v)) for i, v in cursor.fetchall()]
-    with transaction.atomic():  # SQLite: one process, one scheduler
-        due = list(Game.objects.filter(finished=False, due_at__isnull=False, due_at__lte=now)
-                   .order_by("due_at").values_list("id", "version")[:limit])
+    # SQLite: one process, one scheduler. An idle tick only reads: a transaction would take the
+    # database's write lock (IMMEDIATE) every second for nothing.
+    due_games = (Game.objects.filter(finished=False, due_at__isnull=False, due_at__lte=now)
+                 .order_by("due_at").values_list("id", "version"))
+    if not due_games.exists():
+        return []
+    with transaction.atomic():
+        due = list(due_games[:limit])
         Game.objects.filter(pk__in=[i for i, _v in due]).update(due_at=lease)
     return due
 

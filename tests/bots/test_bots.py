@@ -154,6 +154,17 @@ def test_expert_stays_within_its_budget():
     assert slowest < 0.3
 
 
+@pytest.mark.parametrize(("level_a", "level_b", "players", "worlds"), [
+    ("medio", "principiante", 2, None), ("esperto", "medio", 2, 2), ("medio", "principiante", 4, None)])
+def test_a_one_seed_match_of_the_strength_runs(level_a, level_b, players, worlds):
+    """The default run's smoke version of the strength runs below (slow): one hand each, played
+    out and counted, with each side's decision times."""
+    result = tournament.run(level_a, level_b, games=1, seed=3, players=players, worlds=worlds)
+    assert result["games"] == 1 and result["wins_a"] + result["wins_b"] + result["draws"] == 1, result
+    assert result["decision_ms_a"]["decisions"] > 0 and result["decision_ms_b"]["decisions"] > 0, result
+
+
+@pytest.mark.slow
 def test_short_tournament_orders_the_levels():
     """Loose on purpose (20 hands): the real figures are in docs/performance.md."""
     medio = tournament.run("medio", "principiante", games=20, seed=3)
@@ -163,6 +174,7 @@ def test_short_tournament_orders_the_levels():
     assert medio["decision_ms_a"]["decisions"] > 0 and medio["decision_ms_a"]["p99"] is not None
 
 
+@pytest.mark.slow
 def test_expert_is_not_weaker_than_medio():
     """Only a guard against a broken expert: 8 hands cannot show a 60/40 edge (the 200-hand
     figure is in docs/performance.md). A fixed number of sampled worlds, not a time budget,
@@ -174,6 +186,7 @@ def test_expert_is_not_weaker_than_medio():
     assert result["mean_score_diff"] > -250, result
 
 
+@pytest.mark.slow
 def test_four_player_pairs_play_for_their_team():
     result = tournament.run("medio", "principiante", games=6, seed=2, players=4)
     assert result["games"] == 6
@@ -279,14 +292,3 @@ def test_lost_hand_reads_the_standing_and_the_closer():
     game.table[0] = []
     game.pozzetto_state[0] = "taken"
     assert tournament.lost_hand(game, 0) == "pozzetto, no close"
-
-
-def test_the_examples_in_the_players_docstrings_hold():
-    import doctest
-
-    from games.bots import knowledge, strategy
-    from games.bots.lab import tournament
-
-    for module in (strategy, knowledge, tournament):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -179,6 +179,14 @@ def play_checked(name: str, players: int, seed: int, thorough: bool) -> Game:
 
 
 @pytest.mark.parametrize(("name", "players"), CONFIGS)
+def test_one_random_hand(name, players):
+    """The default run's smoke version of test_random_hands (slow): one seed, every check on."""
+    g = play_checked(name, players, 0, thorough=True)
+    assert g.hand_over and g.end_reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "players"), CONFIGS)
 def test_random_hands(name, players):
     ends = Counter()
     for seed in range(50):

@@ -23,12 +23,17 @@ def postgresql_without_timers(monkeypatch, why: str) -> None:
     computer moves an action would schedule, so a test sees only the moves it makes itself."""
     from django.db import connection
 
-    from games.services.table import turns
-
     if connection.vendor != "postgresql":
         import pytest
 
         pytest.skip(why)
+    without_timers(monkeypatch)
+
+
+def without_timers(monkeypatch) -> None:
+    """Stop the timers and computer moves an action would schedule: a test sees only its own moves."""
+    from games.services.table import turns
+
     monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
 
 

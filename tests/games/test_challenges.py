@@ -19,7 +19,7 @@ from games.selectors.challenges import challenge_presets
 from games.services.errors import ServiceError
 from games.services.lobby import challenges
 from tests.games.helpers import make_user
-from tests.games.test_matchmaking import app, lobby, needs_postgres_and_redis, people, receive, receive_type, seated
+from tests.games.test_matchmaking import app, lobby, people, receive, receive_type, seated
 
 __all__ = ["app"]  # the fixture, imported for these tests
 
@@ -167,7 +167,6 @@ def signed_in(user) -> Client:
 
 
 def test_sfida_from_the_profile_and_the_leaderboard_and_the_invitation_on_the_lobby_page():
-    needs_postgres_and_redis()
     anna, bruno = make_user("anna"), make_user("bruno")
     a = signed_in(anna)
     profile = a.get(reverse("profile", args=["bruno"])).content.decode()

@@ -23,7 +23,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def _postgres_and_quiet(monkeypatch):
     postgresql_without_timers(monkeypatch, "the loop's connections are PostgreSQL's")
-    play._written.clear()
 
 
 @database_sync_to_async

@@ -24,7 +24,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def adjustable_clock(settings):
     settings.BURRACO_CLOCK_ADJUSTABLE = True
-    clock.reset()
     yield clock
     clock.reset()
 

@@ -20,7 +20,6 @@ from tests.games.helpers import make_user, started_table
 from tests.games.test_matchmaking import (  # noqa: F401 - app is a fixture
     app,
     lobby,
-    needs_postgres_and_redis,
     people,
     queue_rows,
     receive,
@@ -172,7 +171,6 @@ async def test_bad_pairs_are_refused_clearly_and_change_nothing(app):  # noqa: F
 
 
 def test_an_unanswered_invitation_lapses_and_a_pair_whose_page_closed_leaves_together():
-    needs_postgres_and_redis()
     anna, bruno, carla, dario = (make_user(n) for n in ("anna", "bruno", "carla", "dario"))
     t0 = clock.now()
     matchmaking.join_queue(user=anna, mode="4p", preset="classico", partner="bruno", now=t0, match_now=False)
@@ -199,7 +197,6 @@ def test_an_unanswered_invitation_lapses_and_a_pair_whose_page_closed_leaves_tog
 
 
 def test_joining_otherwise_says_no_to_the_other_invitations():
-    needs_postgres_and_redis()
     anna, bruno, carla = (make_user(n) for n in ("anna", "bruno", "carla"))
     t0 = clock.now()
     matchmaking.join_queue(user=anna, mode="4p", preset="classico", partner="carla", now=t0, match_now=False)

@@ -1,8 +1,8 @@
-"""One writer per game: conflicting actions at the same moment, exactly one wins (PostgreSQL).
+"""One writer per game: conflicting actions at the same moment, exactly one wins.
 
-The row lock (`select_for_update`) needs a database that really locks rows and runs writers
-concurrently; SQLite serialises whole-database writes and ignores FOR UPDATE, so these tests run
-on PostgreSQL only (CI runs the suite on PostgreSQL).
+On PostgreSQL the row lock (`select_for_update`) decides, with writers really running at once;
+SQLite ignores FOR UPDATE but takes its write lock at the start of each transaction (IMMEDIATE),
+so the embedded mode must give the same answer: these run on both.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from games.engine import IllegalMove
 from games.models import Game, Move
 from games.services.errors import ServiceError
 from games.services.play.play import submit_action
-from tests.games.helpers import make_user, postgresql_without_timers, started_table
+from tests.games.helpers import make_user, started_table, without_timers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
-def postgresql_only(monkeypatch):
-    postgresql_without_timers(
-        monkeypatch, "row-lock race needs PostgreSQL (SQLite has no SELECT ... FOR UPDATE); run with DATABASE_URL")
+def _quiet(monkeypatch):
+    without_timers(monkeypatch)
 
 
 def race(calls):

@@ -21,7 +21,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def _postgres_and_quiet(monkeypatch):
     postgresql_without_timers(monkeypatch, "the kept positions belong to PostgreSQL's one-read-one-write path")
-    play._written.clear()
 
 
 def _draw(game, users):

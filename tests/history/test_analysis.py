@@ -115,7 +115,8 @@ def test_note_texts_in_italian_and_english():
         assert analysis.note_text(discard) == "Discarding K♠ instead of 10♥ here was worth +61 points on average."
 
 
-def test_requesting_from_the_replay_page(client):
+def test_requesting_from_the_replay_page(client, settings):
+    settings.ANALYSIS_WORLDS = WORLDS  # the page's steps hold for any number; the site's 24 cost minutes
     people = make_users(2, prefix="an")
     game = finished_match([people[0], None], seed=13)
     url = f"/storico/partita/{game.pk}/replay/"

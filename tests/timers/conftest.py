@@ -196,11 +196,8 @@ def celery_worker(timers):
 
 @pytest.fixture
 def quiet_after(timers, celery_worker, transactional_db):
-    """For a module's tests on its worker: each starts at the real time, its worker must live
-    through it, and it leaves nothing queued or due behind (`quiet`)."""
-    from games.live import clock
-
-    clock.reset()
+    """For a module's tests on its worker: its worker must live through each, and each leaves
+    nothing queued or due behind (`quiet`)."""
     yield
     assert celery_worker.poll() is None, "the worker died"
     quiet(timers)

@@ -54,10 +54,8 @@ def _adjustable_clock(settings, monkeypatch):
     cache = dict(settings.CACHES["default"])
     cache["KEY_PREFIX"] = f"timers-{uuid.uuid4().hex[:12]}"
     settings.CACHES = {"default": cache}
-    monkeypatch.setattr(presence, "_memory", presence._MemoryStore())
     settings.BURRACO_CLOCK_ADJUSTABLE = True
     settings.BOT_MOVE_DELAY_SECONDS = 0
-    clock.reset()
     yield
     clock.reset()
 

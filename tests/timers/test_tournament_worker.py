@@ -33,7 +33,6 @@ FAST = {"preset": "mano_unica", "target": None, "draw_seconds": 8, "play_seconds
 
 @pytest.fixture(autouse=True)
 def _quiet_after(timers, celery_worker, transactional_db):
-    clock.reset()
     yield
     assert celery_worker.poll() is None, "the module's worker died"
     quiet(timers)

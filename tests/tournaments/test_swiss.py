@@ -3,7 +3,6 @@ pairing for the pairings, a separate tally for the standings, the scale written 
 
 from __future__ import annotations
 
-import doctest
 from bisect import bisect_left
 
 import pytest
@@ -23,10 +22,6 @@ BOUNDS = [0, 100, 200, 300, 450, 600, 800, 1000, 1250, 1500]
 def my_points(difference: int) -> tuple[int, int]:
     winner = 10 + bisect_left(BOUNDS, abs(difference))
     return (winner, 20 - winner) if difference >= 0 else (20 - winner, winner)
-
-
-def test_doctests():
-    assert doctest.testmod(swiss).failed == 0
 
 
 @pytest.mark.parametrize(("difference", "winner"), WRITTEN_SCALE)

@@ -132,12 +132,12 @@ class Filler:
                 uid = first + i
                 name = f"{NAMES[i % len(NAMES)]}{i // len(NAMES) + 1}"
                 yield (uid, "!", None, False, name, "", "", f"{name}@bench.example", False, True,
-                       joined + timedelta(minutes=i), "it")
+                       joined + timedelta(minutes=i), "it", True, "", "")
 
         self.counts["players"] = self.sink.write(
             User._meta.db_table,
             ["id", "password", "last_login", "is_superuser", "username", "first_name", "last_name", "email",
-             "is_staff", "is_active", "date_joined", "language"],
+             "is_staff", "is_active", "date_joined", "language", "sound_on", "quick_preset", "quick_level"],
             rows(),
         )
         return first, first + self.players - 1

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from games.engine import Game as EngineGame
-from games.live import clock, transport
+from games.live import clock, frames, transport
 from games.models import Game, Seat, Table
 from games.services.errors import ServiceError
 
@@ -55,8 +55,7 @@ def hold_clock(*, table_id: int, user, hold: bool) -> None:
             deadline = clock.now() + timedelta(seconds=seconds)
         game.turn_deadline = game.due_at = deadline
         game.save(update_fields=["turn_deadline", "due_at"])
-        frame = {"type": "clock", "version": game.version, "deadline": deadline.isoformat() if deadline else None,
-                 "server_time": clock.now().isoformat(), "reason": "tour"}
+        frame = frames.clock_frame(game.version, deadline, clock.now().isoformat(), "tour")
         transaction.on_commit(lambda: transport.deliver([(transport.all_group(table_id), frame)]))
 
 
@@ -67,7 +66,6 @@ def stop_if_held(game: Game) -> bool:
         return False
     updated = Game.objects.filter(pk=game.pk, version=game.version).update(turn_deadline=None, due_at=None)
     if updated:
-        frame = {"type": "clock", "version": game.version, "deadline": None,
-                 "server_time": clock.now().isoformat(), "reason": "tour"}
+        frame = frames.clock_frame(game.version, None, clock.now().isoformat(), "tour")
         transport.deliver([(transport.all_group(game.table_id), frame)])
     return True
