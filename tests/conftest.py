@@ -182,12 +182,17 @@ def celery_worker_process(env: dict[str, str], *, name: str, queue: str | None =
             time.sleep(0.2)
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
+
+
+def stop(process: subprocess.Popen, timeout: float = 15) -> None:
+    """Ask a process of the tests to stop (SIGTERM), and kill it if it has not after `timeout`."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 def serve(django_db_blocker):

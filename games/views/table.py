@@ -98,16 +98,22 @@ def table_invite(request, token: str):
     return redirect("table", table_id=table.pk)
 
 
-def _post_action(request, table_id: int, run, form=None, invalid: str = "") -> object:
-    """Run a waiting-room service for a POST and come back to the table; a refusal (an invalid
-    form or the service's ServiceError) becomes an Italian message and changes nothing."""
+def _post_action(request, table_id: int, run, form=None, invalid: str = "", done: str = "",
+                 then: str | None = None) -> object:
+    """Run a table's service for a POST and come back to the table (or to the page `then` names,
+    once it worked), saying `done` when it worked; a refusal (an invalid form or the service's
+    ServiceError) becomes an Italian message, changes nothing and comes back to the table."""
     _visible_table(request, table_id)
     if form is not None and not form.is_valid():
         messages.error(request, invalid)
         return redirect("table", table_id=table_id)
-    with refusal_shown(request):
+    with refusal_shown(request) as refused:
         run()
-    return redirect("table", table_id=table_id)
+    if refused:
+        return redirect("table", table_id=table_id)
+    if done:
+        messages.success(request, done)
+    return redirect(then) if then else redirect("table", table_id=table_id)
 
 
 @login_required
@@ -124,16 +130,8 @@ def table_sit(request, table_id: int):
 @login_required
 @require_POST
 def table_leave(request, table_id: int):
-    def run():
-        leave(table_id=table_id, user=request.user)
-        messages.success(request, _("Hai lasciato il tavolo."))
-
-    _visible_table(request, table_id)
-    with refusal_shown(request) as refused:
-        run()
-    if refused:
-        return redirect("table", table_id=table_id)
-    return redirect("lobby")
+    return _post_action(request, table_id, lambda: leave(table_id=table_id, user=request.user),
+                        done=_("Hai lasciato il tavolo."), then="lobby")
 
 
 @login_required
@@ -160,12 +158,8 @@ def table_start(request, table_id: int):
 @require_POST
 def table_abandon(request, table_id: int):
     """"Abbandona la partita" (confirmed in a dialog): the match ends, lost by this player's side."""
-    _visible_table(request, table_id)
-    with refusal_shown(request) as refused:
-        abandon_match(table_id=table_id, user=request.user)
-    if not refused:
-        messages.success(request, _("Hai abbandonato la partita."))
-    return redirect("table", table_id=table_id)
+    return _post_action(request, table_id, lambda: abandon_match(table_id=table_id, user=request.user),
+                        done=_("Hai abbandonato la partita."))
 
 
 @login_required
@@ -187,9 +181,5 @@ def table_rematch(request, table_id: int):
 @require_POST
 def table_rematch_decline(request, table_id: int):
     """"No, grazie" to the rematch someone offered: the offer ends for everybody at the table."""
-    _visible_table(request, table_id)
-    with refusal_shown(request) as refused:
-        decline_rematch(table_id=table_id, user=request.user)
-    if not refused:
-        messages.success(request, _("Hai detto di no alla rivincita."))
-    return redirect("table", table_id=table_id)
+    return _post_action(request, table_id, lambda: decline_rematch(table_id=table_id, user=request.user),
+                        done=_("Hai detto di no alla rivincita."))

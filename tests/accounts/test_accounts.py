@@ -124,27 +124,27 @@ def test_forged_csrf_token_is_refused_and_changes_nothing():
     assert not User.objects.exists()
 
 
-def test_password_change(client):
+def change_password(client, old: str, new: str):
+    """Anna, signed in, asks to change her password: `old` as the present one, `new` twice."""
     user = make_user("anna")
     client.force_login(user)
-    new = "Tressette-Asso-91"
     response = client.post(
         reverse("accounts:password_change"),
-        {"old_password": STRONG, "new_password1": new, "new_password2": new},
+        {"old_password": old, "new_password1": new, "new_password2": new},
     )
+    return user, response
+
+
+def test_password_change(client):
+    new = "Tressette-Asso-91"
+    user, response = change_password(client, STRONG, new)
     assert response.status_code == 302
     user.refresh_from_db()
     assert user.check_password(new)
 
 
 def test_password_change_with_wrong_old_password_changes_nothing(client):
-    user = make_user("anna")
-    client.force_login(user)
-    new = "Tressette-Asso-91"
-    response = client.post(
-        reverse("accounts:password_change"),
-        {"old_password": "sbagliata", "new_password1": new, "new_password2": new},
-    )
+    user, response = change_password(client, "sbagliata", "Tressette-Asso-91")
     assert response.status_code == 200
     assert "password attuale non è stata inserita correttamente" in response.content.decode()
     user.refresh_from_db()

@@ -799,6 +799,14 @@ def no_cover(db: Db, tables: list[Table]) -> None:
     assert not covered, f"seats of connected players handed to the computer: {covered}"
 
 
+async def checked(db: Db, tables: list[Table], *, allow_timeouts: bool = False) -> dict[str, int]:
+    """After a fault, every test's two checks on its tables: the logs, states and frames agree
+    (`check_integrity`, whose counts it returns) and no connected player's seat went to the computer."""
+    integrity = await in_thread(check_integrity, db, tables, allow_timeouts=allow_timeouts)
+    await in_thread(no_cover, db, tables)
+    return integrity
+
+
 # ----------------------------------------------------------------------------- report
 
 

@@ -16,13 +16,12 @@ from .harness import (
     SETUP_SECONDS,
     Db,
     Play,
-    check_integrity,
+    checked,
     clients_for,
     close_codes,
     error_codes,
     in_thread,
     make_tables,
-    no_cover,
     recovery,
     report,
     settle,
@@ -59,8 +58,7 @@ async def test_daphne_kill(make_stack):
         await play.close()
 
     rec = recovery(tables, killed)
-    integrity = await in_thread(check_integrity, db, tables)
-    await in_thread(no_cover, db, tables)
+    integrity = await checked(db, tables)
     resyncs = sum(1 for c in on_victim for t, f in c.frames if t >= killed and f.get("resync"))
     figures = report("daphne_kill", recovery_seconds=rec["recovery_seconds"],
                      max_stall_seconds=rec["max_stall_seconds"], per_table=rec["per_table"],

@@ -20,7 +20,7 @@ from .harness import (
     SETUP_SECONDS,
     Db,
     Play,
-    check_integrity,
+    checked,
     clients_for,
     clock_told,
     close_codes,
@@ -28,7 +28,6 @@ from .harness import (
     in_thread,
     make_tables,
     moves_around,
-    no_cover,
     pause_with_deadline,
     recovery,
     report,
@@ -92,8 +91,7 @@ async def test_postgres_restart(make_stack, postgres):
     refused = [min(t for c in table.clients for t, f in c.frames if t >= down and f.get("code") == "unavailable")
                for table in tables[1:-1]]
     rec = recovery(tables[1:], back)
-    integrity = await in_thread(check_integrity, db, tables)
-    await in_thread(no_cover, db, tables)
+    integrity = await checked(db, tables)
     figures = report("postgres_restart", outage_seconds=round(back - down, 2),
                      unavailable_after_seconds=round(max(refused) - down, 2),
                      recovery_seconds=rec["recovery_seconds"], max_stall_seconds=rec["max_stall_seconds"],

@@ -33,14 +33,13 @@ from .harness import (
     Play,
     Supervisor,
     alive,
-    check_integrity,
+    checked,
     clients_for,
     clock_told,
     close_codes,
     error_codes,
     in_thread,
     make_tables,
-    no_cover,
     pause_with_deadline,
     recovery,
     report,
@@ -140,8 +139,7 @@ async def test_redis_restart(make_stack, request, broker):
     rec = recovery(tables[1:], back)
     paused_rec = recovery([paused], resumed)  # the one the test held still until its clock frame
     bot_rec = recovery([bot_table], back)
-    integrity = await in_thread(check_integrity, db, tables)
-    await in_thread(no_cover, db, tables)
+    integrity = await checked(db, tables)
     computer_after = (await in_thread(db.rows, "SELECT count(*) FROM games_move WHERE actor = 'computer' "
                                                "AND created_at > to_timestamp(%s)", [since]))[0][0]
     played_during = (await in_thread(db.rows, "SELECT count(*) FROM games_move WHERE actor = 'person' "

@@ -17,11 +17,10 @@ from .harness import (
     SETUP_SECONDS,
     Db,
     Play,
-    check_integrity,
+    checked,
     clients_for,
     in_thread,
     make_tables,
-    no_cover,
     recovery,
     report,
     settle,
@@ -103,8 +102,7 @@ async def test_scheduler_kill(make_stack):
     finally:
         await play.close()
 
-    integrity = await in_thread(check_integrity, db, tables, allow_timeouts=True)
-    await in_thread(no_cover, db, tables)
+    integrity = await checked(db, tables, allow_timeouts=True)
     # The longest stand-still while a new scheduler ran (each seat lets every other turn of its
     # own run out: a 2-second timer is the expected wait between two moves).
     stall = max(recovery(tables, a, b)["max_stall_seconds"] for a, b in windows)

@@ -19,13 +19,12 @@ from .harness import (
     SETUP_SECONDS,
     Db,
     Play,
-    check_integrity,
+    checked,
     clients_for,
     error_codes,
     in_thread,
     make_tables,
     moves_around,
-    no_cover,
     recovery,
     report,
     settle,
@@ -71,8 +70,7 @@ async def test_worker_kill(make_stack, rabbitmq):
 
     log = (stack.logdir / "worker-1.log").read_text()
     rec = recovery(tables, ready)
-    integrity = await in_thread(check_integrity, db, tables)
-    await in_thread(no_cover, db, tables)
+    integrity = await checked(db, tables)
     figures = report("worker_kill", recovery_seconds=rec["recovery_seconds"],
                      max_stall_seconds=rec["max_stall_seconds"], per_table=rec["per_table"],
                      worst_stall=rec["worst_stall"],

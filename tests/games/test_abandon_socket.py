@@ -7,16 +7,19 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games.models import Game, Table
-from games.services.table import turns
 from tests.games.helpers import make_user
-from tests.games.test_consumers import asgi_application, connect, hello, receive_type, two_player_game
+
+# `quiet_turns` is its autouse fixture, here too: no timers, this file is about the socket.
+from tests.games.test_consumers import (  # noqa: F401
+    asgi_application,
+    connect,
+    hello,
+    quiet_turns,
+    receive_type,
+    two_player_game,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def quiet_turns(monkeypatch):
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
 
 
 @database_sync_to_async

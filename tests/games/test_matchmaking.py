@@ -78,6 +78,14 @@ async def lobby(app, user=None) -> WebsocketCommunicator:
     return comm
 
 
+async def queue_join(comm, preset: str) -> dict:
+    """Past a fresh lobby socket's queue state, ask for a two-player game of `preset`; the
+    queue frame that answers."""
+    await receive(comm)
+    await comm.send_json_to({"type": "queue_join", "mode": "2p", "preset": preset})
+    return await receive_type(comm, "queue")
+
+
 async def receive(comm, timeout: float = TIMEOUT) -> dict:
     return json.loads(await comm.receive_from(timeout=timeout))
 
@@ -167,9 +175,7 @@ async def test_four_singles_make_a_pairs_table_with_even_sides(app):
 async def test_bad_input_is_answered_clearly_and_changes_nothing(app):
     anna, bruno = await people("anna", "bruno")
     a = await lobby(app, anna)
-    await receive(a)
-    await a.send_json_to({"type": "queue_join", "mode": "2p", "preset": "mano_unica"})
-    assert (await receive_type(a, "queue"))["status"] == "waiting"
+    assert (await queue_join(a, "mano_unica"))["status"] == "waiting"
     before = await queue_rows()
 
     refusals = {
@@ -218,9 +224,7 @@ async def test_bad_input_is_answered_clearly_and_changes_nothing(app):
 async def test_leaving_the_lobby_leaves_the_queue_after_a_grace_and_a_reload_keeps_the_place(app):
     anna, bruno = await people("anna", "bruno")
     a = await lobby(app, anna)
-    await receive(a)
-    await a.send_json_to({"type": "queue_join", "mode": "2p", "preset": "testa_a_testa"})
-    joined = await receive_type(a, "queue")
+    joined = await queue_join(a, "testa_a_testa")
     await a.disconnect()  # a reload: the page goes and comes back
     rows = await queue_rows()
     assert rows[0]["status"] == "waiting" and rows[0]["left_at"] is not None
@@ -240,9 +244,7 @@ async def test_leaving_the_lobby_leaves_the_queue_after_a_grace_and_a_reload_kee
     await a.disconnect()  # she closes the page for good
     # Within the grace she is not matched: Bruno waits instead of getting a table nobody opens.
     b = await lobby(app, bruno)
-    await receive(b)
-    await b.send_json_to({"type": "queue_join", "mode": "2p", "preset": "testa_a_testa"})
-    assert (await receive_type(b, "queue"))["status"] == "waiting"
+    assert (await queue_join(b, "testa_a_testa"))["status"] == "waiting"
     done = await database_sync_to_async(matchmaking.run_matcher)()
     assert done["tables"] == 0 and await database_sync_to_async(Table.objects.count)() == 0
     # Past the grace the matcher drops her; Bruno still waits, alone.
@@ -256,9 +258,7 @@ async def test_leaving_the_lobby_leaves_the_queue_after_a_grace_and_a_reload_kee
 async def test_a_reload_right_after_the_match_is_sent_to_the_table(app):
     anna, bruno = await people("anna", "bruno")
     a = await lobby(app, anna)
-    await receive(a)
-    await a.send_json_to({"type": "queue_join", "mode": "2p", "preset": "classico"})
-    await receive_type(a, "queue")
+    await queue_join(a, "classico")
     await a.disconnect()
     await database_sync_to_async(matchmaking.socket_opened)(anna)  # her reload reached another process
     await database_sync_to_async(matchmaking.join_queue)(user=bruno, mode="2p", preset="classico")

@@ -17,18 +17,14 @@ from games.consumers import base
 from games.engine import Ruleset
 from games.models import Table
 from games.services.errors import ServiceError
-from games.services.table import turns
 from games.services.table.seating import create_table
 from tests.conftest import ROOT
 from tests.games.helpers import make_user, session_cookie, started_table, ws_headers
-from tests.games.test_consumers import TIMEOUT, asgi_application, receive_type
+
+# `quiet_turns` is its autouse fixture, here too: no timers, this file is about the socket.
+from tests.games.test_consumers import TIMEOUT, asgi_application, quiet_turns, receive_type  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def quiet_turns(monkeypatch):
-    monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from tests.conftest import OUTPUT, ROOT, celery_worker_process, server_env
+from tests.conftest import OUTPUT, ROOT, celery_worker_process, server_env, stop
 
 REDIS_HOST = os.environ.get("TIMERS_REDIS", "redis://127.0.0.1:6379")
 INTERVAL = 0.2  # the worker's SCHEDULER_INTERVAL_SECONDS
@@ -105,11 +105,7 @@ class Timers:
             try:
                 yield proc
             finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+                stop(proc)
 
     def redis(self):
         import redis
@@ -196,6 +192,15 @@ def celery_worker(timers):
         yield process
     log = process.log_path.read_text()
     assert "scheduler tick failed" not in log, f"a tick of the worker's scheduler failed: see {process.log_path}"
+
+
+@pytest.fixture
+def quiet_after(timers, celery_worker, transactional_db):
+    """For a module's tests on its worker: its worker must live through each, and each leaves
+    nothing queued or due behind (`quiet`)."""
+    yield
+    assert celery_worker.poll() is None, "the worker died"
+    quiet(timers)
 
 
 def quiet(timers: Timers) -> None:

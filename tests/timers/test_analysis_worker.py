@@ -14,16 +14,9 @@ from games.services.play.play import abandon_match, submit_action
 from tests.factories import finished_match
 from tests.games.helpers import make_user, random_legal, started_table
 
-from .conftest import quiet, wait_for
+from .conftest import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _quiet_after(timers, celery_worker, transactional_db):
-    yield
-    assert celery_worker.poll() is None, "the worker died"
-    quiet(timers)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("quiet_after")]
 
 
 def _done(game_id: int):

@@ -25,16 +25,9 @@ from games.services.play.play import submit_action
 from games.services.table import attendance, seating, turns
 from tests.games.helpers import make_user
 
-from .conftest import last_tick, quiet, scheduler_ticks, wait_for
+from .conftest import last_tick, scheduler_ticks, wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _quiet_after(timers, celery_worker, transactional_db):
-    yield
-    assert celery_worker.poll() is None, "the worker died"
-    quiet(timers)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("quiet_after")]
 
 
 _names = iter(range(10**6))

@@ -151,25 +151,25 @@ def wild_discarded(game: Game, seat: int, action: Action) -> bool:
     return any(not c.is_wild for c in _legal_discards(game, seat))
 
 
-def unsafe_discard(game: Game, seat: int, action: Action) -> bool:
+def _avoidable_help(game: Game, seat: int, action: Action, burraco: bool, natural_only: bool) -> bool:
+    """A discard the opponents could lay off (`burraco`: one that completes a burraco of theirs)
+    while another legal discard (`natural_only`: a natural card) would not have."""
     if action.get("type") != "discard":
         return False
     theirs = game.table[1 - _side(seat)]
     card = Card.parse(action["card"])
-    if not fits_melds(theirs, card, game.ruleset)[0]:
+    if not fits_melds(theirs, card, game.ruleset)[burraco]:
         return False
-    return any(not c.is_wild and not fits_melds(theirs, c, game.ruleset)[0]
+    return any(not (natural_only and c.is_wild) and not fits_melds(theirs, c, game.ruleset)[burraco]
                for c in _legal_discards(game, seat))
 
 
+def unsafe_discard(game: Game, seat: int, action: Action) -> bool:
+    return _avoidable_help(game, seat, action, burraco=False, natural_only=True)
+
+
 def gift_burraco(game: Game, seat: int, action: Action) -> bool:
-    if action.get("type") != "discard":
-        return False
-    theirs = game.table[1 - _side(seat)]
-    card = Card.parse(action["card"])
-    if not fits_melds(theirs, card, game.ruleset)[1]:
-        return False
-    return any(not fits_melds(theirs, c, game.ruleset)[1] for c in _legal_discards(game, seat))
+    return _avoidable_help(game, seat, action, burraco=True, natural_only=False)
 
 
 ACTION_DETECTORS = {

@@ -88,6 +88,12 @@ def _current(game_id: int, version: int) -> tuple[Game, Seat] | None:
     return game, seat
 
 
+def _stale() -> str:
+    """A task that came too late (the game moved on, ended or was never there): counted, ignored."""
+    _count("stale")
+    return "stale"
+
+
 def computer_plays(seat: Seat) -> bool:
     return seat.is_computer or seat.covered_by_computer
 
@@ -117,8 +123,7 @@ def handle_due(game_id: int, version: int) -> str:
     """The scheduler's work for one due game. Returns what happened (for logs and tests)."""
     current = _current(game_id, version)
     if current is None:
-        _count("stale")
-        return "stale"
+        return _stale()
     game, seat = current
     now = clock.now()
     if computer_plays(seat):
@@ -169,12 +174,10 @@ def complete_turn(game_id: int, version: int) -> str:
                     # The scheduler looks again soon, in case it is this seat's turn again first.
                 seat.save(update_fields=fields)
     except (_Stale, Game.DoesNotExist):
-        _count("stale")
-        return "stale"
+        return _stale()
     except (IllegalMove, ServiceError) as exc:
         if exc.code == "stale_version" or exc.code == "not_playing":
-            _count("stale")
-            return "stale"
+            return _stale()
         raise
     _count("timeout")
     return "timeout"
@@ -191,8 +194,7 @@ def play_computer_move(game_id: int, version: int) -> str:
     """One action for the computer seat (or covered seat) to move, from its view alone."""
     current = _current(game_id, version)
     if current is None:
-        _count("stale")
-        return "stale"
+        return _stale()
     game, seat = current
     if not computer_plays(seat):
         return "not_computer"
@@ -211,8 +213,7 @@ def play_computer_move(game_id: int, version: int) -> str:
         submit_action(game_id=game_id, seat=position, action=action, actor="computer", expected_version=version)
     except (IllegalMove, ServiceError) as exc:
         if exc.code in ("stale_version", "not_playing"):
-            _count("stale")
-            return "stale"
+            return _stale()
         # A computer player's mistake must not stall the table: fall back to the safest move.
         log.exception("computer player %s refused at game %s v%s: %s", level, game_id, version, exc)
         fallback = timeout_actions(engine_game, position)[0]
@@ -220,8 +221,7 @@ def play_computer_move(game_id: int, version: int) -> str:
             submit_action(game_id=game_id, seat=position, action=fallback, actor="computer",
                     expected_version=version)
         except (IllegalMove, ServiceError):
-            _count("stale")
-            return "stale"
+            return _stale()
     _count("computer")
     return "computer"
 
