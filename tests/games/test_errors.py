@@ -46,6 +46,10 @@ def test_every_service_error_raised_is_in_the_catalogue():
     for path in (ROOT / "games").rglob("*.py"):
         for call in re.findall(r"ServiceError\(([^)]*)\)", path.read_text()):
             raised |= set(re.findall(r'(?<!=)"([a-z_:]+)"', call))
+    # The turn planner returns its refusals as codes; play._refuse_if raises them (bad_action as
+    # the engine's IllegalMove, the rest as ServiceError).
+    planned = set(re.findall(r'return "([a-z_]+)"', (ROOT / "games/services/table/turn_plan.py").read_text()))
+    raised |= planned - {"bad_action"}
     assert raised and raised <= set(MESSAGES), sorted(raised - set(MESSAGES))
     message_only = {"bad_json", "too_large", "unknown_type", "rate_limited", "bad_phrase", "busy", "unavailable"}
     unused = set(MESSAGES) - raised - message_only
