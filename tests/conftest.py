@@ -22,6 +22,33 @@ OUTPUT = ROOT / "test-output"
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
+MAX_WORKERS = 4
+
+
+def pytest_xdist_setupnodes(config, specs):
+    """bin/test runs the suite in parallel (pytest-xdist, one process per core, at most
+    MAX_WORKERS). With REDIS_URL each worker takes a Redis database of its own, the URL's number
+    plus the worker's index, before its settings are read: what one worker's servers keep there
+    (presence, away marks, the broker's queue, the cache) must not reach another's tables, whose
+    ids come from a database of their own and so repeat. The worker's own servers inherit it."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        return
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    if base + len(specs) > 16:
+        raise pytest.UsageError(
+            f"REDIS_URL names database {base}; {len(specs)} workers need databases {base} to "
+            f"{base + len(specs) - 1}, and Redis has 16 (0-15): name a lower one or pass fewer -n")
+    for index, spec in enumerate(specs):
+        spec.env["REDIS_URL"] = urlunsplit(parts._replace(path=f"/{base + index}"))
+
+
+def worker_name() -> str:
+    """This test process's name among the parallel workers ("gw0", ...), or "main"."""
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
 def pytest_sessionstart(session):
     """The Redis database named by REDIS_URL belongs to the test run (CI gives it one of its own):
     empty it first. Each run's test database numbers its tables from 1 again, so what an earlier
@@ -163,6 +190,7 @@ def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen:
 def celery_worker_process(env: dict[str, str], *, name: str, queue: str | None = None, beat: bool = False):
     """A real `celery worker` process (solo pool) with `env`, started and ready; stopped after."""
     OUTPUT.mkdir(exist_ok=True)
+    name = f"{name}-{worker_name()}"  # parallel workers each run theirs
     log_path = OUTPUT / f"celery-{name}.log"
     log = open(log_path, "w")  # noqa: SIM115 (closed below)
     command = [sys.executable, "-m", "celery", "-A", "burraco_site", "worker", "--pool=solo", "-c", "1",
@@ -174,6 +202,7 @@ def celery_worker_process(env: dict[str, str], *, name: str, queue: str | None =
     if beat:
         command.append("-B")
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process.log_path = log_path
     try:
         deadline = time.monotonic() + 60
         while "ready." not in log_path.read_text():

@@ -138,6 +138,9 @@ def test_medio_discards_a_card_the_opponents_cannot_lay_off():
 
 
 def test_expert_stays_within_its_budget():
+    """The budget is CPU time of the deciding thread (expert.py), so that is what is measured: the
+    wall clock of a decision also counts the time a busy machine (or the suite's other worker)
+    keeps the thread waiting, which no budget can promise."""
     import time
 
     game = Game.new(Ruleset.preset("classico"), rng=random.Random(5))
@@ -145,9 +148,9 @@ def test_expert_stays_within_its_budget():
     slowest = 0.0
     for _ in range(16):
         seat = game.to_move
-        start = time.perf_counter()
+        start = time.thread_time()
         action = choose_action(game.view(seat), "esperto", rng, budget_seconds=0.1)
-        slowest = max(slowest, time.perf_counter() - start)
+        slowest = max(slowest, time.thread_time() - start)
         game.apply(seat, action)
         if game.hand_over:
             break

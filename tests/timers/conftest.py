@@ -84,7 +84,6 @@ class Timers:
         """A real worker process on this queue, ready; stopped (SIGTERM) after, if still alive."""
         self.started += 1
         with celery_worker_process(self.env, name=f"{self.queue}-{label}{self.started}", queue=self.queue) as proc:
-            proc.log_path = OUTPUT / f"celery-{self.queue}-{label}{self.started}.log"
             yield proc
 
     @contextmanager
