@@ -94,6 +94,9 @@ def check_event(t: Tournament, rounds: int, tables_per_round: int) -> None:
     assert {e.pk: e.final_rank for e in entries} == {e: i for i, e in enumerate(order, start=1)}
 
 
+# 36 games played out by real workers: about four minutes on SQLite (the default mode, one writer
+# at a time) beside the suite's other worker, longer than the suite's 300 s per test.
+@pytest.mark.timeout(600)
 def test_a_sixteen_player_swiss_event_and_a_sit_and_go_run_to_the_end(timers, celery_worker):
     started = time.monotonic()
     users = [make_user(f"sw{i:02d}") for i in range(16)]
