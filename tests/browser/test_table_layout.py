@@ -410,3 +410,71 @@ def test_bad_input_sends_nothing_twice_and_loses_nothing(live_site, browser, scr
         assert page.js_errors == []
     finally:
         context.close()
+
+
+# Every seat box on one line, its parts (the dot, the name, our "(tu)", the clock, the count, the
+# pozzetto) side by side inside it, none over another; the whole name in the text and the title.
+SEAT_LINES = """() => {
+  const out = [];
+  for (const seat of document.querySelectorAll('.seat-box')) {
+    const b = seat.getBoundingClientRect();
+    if (!b.width) continue;
+    const nameBox = seat.querySelector('.seat-box-name').getBoundingClientRect();
+    // What shows of a part of the name is what its box (cut by the ellipsis) lets show.
+    const seen = (n) => {
+      const r = n.getBoundingClientRect();
+      if (!n.closest('.seat-box-name')) return r;
+      const left = Math.max(r.left, nameBox.left), right = Math.min(r.right, nameBox.right);
+      return {left, right, top: r.top, bottom: r.bottom, width: Math.max(0, right - left), height: r.height};
+    };
+    const kinds = '.dot, .seat-who, .you-tag, .partner-tag, .seat-clock, .seat-box-count, .seat-pozzetto';
+    const parts = [...seat.querySelectorAll(kinds)]
+      .map((n) => [n.className, seen(n)]).filter(([, r]) => r.width > 0 && r.height > 0);
+    const bad = [];
+    parts.forEach(([name, r], i) => {
+      if (r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5)
+        bad.push(['outside', name]);
+      for (const [other, q] of parts.slice(i + 1)) {
+        const w = Math.min(r.right, q.right) - Math.max(r.left, q.left);
+        const h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+        if (w > 0.5 && h > 0.5) bad.push(['overlap', name, other]);
+      }
+    });
+    const tallest = Math.max(...parts.map(([, r]) => r.height));
+    const lines = Math.max(...parts.map(([, r]) => r.bottom)) - Math.min(...parts.map(([, r]) => r.top));
+    if (lines > tallest * 1.5) bad.push(['lines', lines, tallest]);
+    const name = seat.querySelector('.seat-box-name');
+    out.push({pos: seat.dataset.position, text: name.textContent, title: name.title, bad});
+  }
+  return out;
+}"""
+LONG_NAMES = ["annamaria_cristina20", "bruno_bartolomeo_2020", "carla_costanza_20xyz", "dario_domenico_20abc"]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_phone_on_its_side_every_seat_is_one_readable_line(live_site, browser, screenshot_dir, players):
+    users = [make_user(f"{name[:-1]}{players}") for name in LONG_NAMES[:players]]
+    assert all(len(u.username) >= 20 for u in users)
+    table = create_table(creator=users[0], ruleset=Ruleset.preset(
+        "classico", players=players, draw_seconds=300, play_seconds=300))
+    for position, user in enumerate(users[1:], start=1):
+        sit(table_id=table.pk, user=user, position=position)
+    force_position(table, **mid_hand(players, pile=["QC"]))  # both pozzetti taken: "P ✓" on every seat
+    context, page = open_page(browser, live_site, users[0], "844x390")
+    try:
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+        assert page.locator("#slot-bottom .seat-clock").is_visible()
+        assert page.locator("#slot-bottom .seat-pozzetto").is_visible()
+        shot(page, screenshot_dir, f"{players}p-844x390-long-names")
+        seats = page.evaluate(SEAT_LINES)
+        assert len(seats) == players
+        for seat in seats:
+            assert seat["bad"] == [], seat
+        mine = next(seat for seat in seats if seat["pos"] == "0")
+        assert mine["text"] == mine["title"] == f"{users[0].username} (tu)"
+        # Short names as well (the layout's own players): still one line each.
+        assert_fits(page, "long names")
+        assert page.js_errors == []
+    finally:
+        context.close()

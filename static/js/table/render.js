@@ -51,7 +51,7 @@ export function createRenderer(s) {
       const box = seatBox(slot);
       box.dataset.position = pos;
       const toMove = S.inPlay(s, v) && v.to_move === pos;
-      box.classList.toggle("me", pos === s.seat);
+      box.classList.toggle("mine", pos === s.seat); // not "me": that is the hand's section (#me), laid out apart
       box.classList.toggle("to-move", toMove);
       box.classList.toggle("partner-side", s.seat !== null && pos % 2 === S.mySide(s));
       const presence = s.presence.get(pos);
@@ -66,10 +66,17 @@ export function createRenderer(s) {
       const nameText = S.seatName(s, pos) + (partner ? ` ${L.partner}` : "");
       if (name.dataset.text !== nameText) {
         name.dataset.text = nameText;
-        name.replaceChildren(S.seatName(s, pos));
+        // The name may give way to an ellipsis on a small screen: the whole of it stays in the
+        // text (read out) and the title; our own "(tu)" is apart, so it never gives way.
+        name.title = nameText;
+        name.replaceChildren(el("span", "seat-who", S.plainName(s, pos)));
+        if (pos === s.seat) name.append(" ", el("span", "you-tag", `(${L.you || "tu"})`));
         if (partner) name.append(" ", el("small", "partner-tag", L.partner));
       }
-      setText(box.querySelector(".seat-box-count"), cardsText((v.hand_counts || [])[pos] ?? 0));
+      const count = box.querySelector(".seat-box-count");
+      const held = (v.hand_counts || [])[pos] ?? 0;
+      setText(count, cardsText(held));
+      setAttr(count, "data-n", held); // a phone on its side draws the number beside a small card
       // Whether this seat's side has taken its pozzetto (it matters for closing).
       const pozzetto = box.querySelector(".seat-pozzetto");
       const taken = (v.pozzetti || [])[pos % 2] === "taken";
