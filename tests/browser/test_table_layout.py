@@ -478,3 +478,66 @@ def test_phone_on_its_side_every_seat_is_one_readable_line(live_site, browser, s
         assert page.js_errors == []
     finally:
         context.close()
+
+
+# Each notice against what it must never cover: the site's header, the table's head and its tabs,
+# our own name and clock, the hand; and each notice is whole inside its box (none cut off).
+NOTICES_CLEAR = """() => {
+  const box = (n) => n.getBoundingClientRect();
+  const shown = (n) => { const r = box(n); return r.width > 0 && r.height > 0; };
+  const keep = [...document.querySelectorAll(
+    'header.topbar, .table-head, .side-tab, #slot-bottom .seat-box, #slot-bottom .seat-clock, #hand')].filter(shown);
+  const area = box(document.getElementById('notices'));
+  const out = {bad: [], shown: 0};
+  for (const n of document.querySelectorAll('#notices .notice')) {
+    const a = box(n);
+    out.shown += 1;
+    if (a.top < area.top - 0.5 || a.bottom > area.bottom + 0.5 || a.left < -0.5 || a.right > innerWidth + 0.5)
+      out.bad.push(['cut', n.textContent, Math.round(a.top), Math.round(a.bottom), Math.round(area.bottom)]);
+    for (const k of keep) {
+      const b = box(k);
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 0.5 && h > 0.5) out.bad.push(['covers', k.className || k.id, n.textContent]);
+    }
+    const text = box(n.querySelector('.notice-text'));
+    const hit = document.elementFromPoint(text.left + text.width / 2, text.top + text.height / 2);
+    if (!hit || !n.contains(hit)) out.bad.push(['hidden', n.textContent, hit ? hit.className : null]);
+  }
+  return out;
+}"""
+
+# A timeout the server played for Bruno (closable), the computer covering Carla, Dario away.
+SOME_NOTICES = """() => {
+  const t = window.burracoTable;
+  t.state.notices.set('timeout-1', {kind: 'timeout', seat: 1,
+    text: 'Tempo scaduto per ' + t.state.seats.get(1).name + ': il server ha finito il turno.'});
+  t.handleFrame({type: 'presence', watchers: 0, seats: [
+    {position: 0, online: true, covered_by_computer: false, computer: false},
+    {position: 1, online: true, covered_by_computer: false, computer: false},
+    {position: 2, online: false, covered_by_computer: true, computer: false},
+    {position: 3, online: false, covered_by_computer: false, computer: false}]});
+}"""
+
+
+@pytest.mark.parametrize("label", list(VIEWPORTS))
+def test_notices_never_cover_the_header_the_tabs_our_seat_or_the_hand(live_site, browser, screenshot_dir, label):
+    users, table = people_table(4, f"n{label.replace('x', '')}")
+    force_position(table, **mid_hand(4, pile=["QC"]))
+    context, page = open_page(browser, live_site, users[0], label)
+    try:
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+        page.evaluate(SOME_NOTICES)
+        page.wait_for_function("document.querySelectorAll('#notices .notice').length === 3")
+        assert page.locator("#slot-bottom .seat-clock").is_visible()  # Anna's turn: her clock shows
+        got = page.evaluate(NOTICES_CLEAR)
+        shot(page, screenshot_dir, f"notices-{label}")
+        assert got["shown"] == 3 and got["bad"] == [], got
+        assert_fits(page, "notices")
+        # The closable one still closes.
+        page.locator("#notices .notice-close").click()
+        page.wait_for_function("document.querySelectorAll('#notices .notice').length === 2")
+        assert page.js_errors == []
+    finally:
+        context.close()
