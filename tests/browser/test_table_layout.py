@@ -541,3 +541,56 @@ def test_notices_never_cover_the_header_the_tabs_our_seat_or_the_hand(live_site,
         assert page.js_errors == []
     finally:
         context.close()
+
+
+# A long hand's log on a desktop: moves of one line and pick-ups of many cards (three or four
+# lines each), the newest a pick-up; and a chat that has filled its box.
+LONG_LOG = """() => {
+  const t = window.burracoTable;
+  const pile = '3♦ 4♦ 9♦ 3♥ 8♥ 3♣ 8♣ 2♦ JK 5♠ 6♠ 7♠ K♥ Q♣ A♥ 4♠ 10♣ 9♣ J♥ J♣ 10♥ 9♥ K♦ 6♣';
+  const name = (seat) => t.state.seats.get(seat).name;
+  const lines = [];
+  for (let i = 1; i <= 40; i++) {
+    lines.push({version: 3000 + i, seat: i % 2,
+                text: i % 4 ? `${name(i % 2)} scarta 7♠` : `${name(i % 2)} raccoglie gli scarti (${pile})`});
+  }
+  lines.push({version: 3100, seat: 0, text: `${name(0)} raccoglie gli scarti (${pile}) — prende il pozzetto`});
+  const chat = document.getElementById('chat-log');
+  for (let i = 0; i < 12; i++) {
+    const li = document.createElement('li');
+    li.textContent = 'bruno: Buona fortuna';
+    chat.append(li);
+  }
+  t.state.log = lines;
+  t.render();
+}"""
+LOG_READABLE = """() => {
+  const log = document.getElementById('move-log');
+  const box = log.getBoundingClientRect();
+  const items = [...log.children].map((li) => li.getBoundingClientRect());
+  const last = items[items.length - 1];
+  return {client: log.clientHeight, tallest: Math.max(...items.map((r) => r.height)),
+          top: last.top - box.top, bottom: box.bottom - last.bottom,
+          lineHeight: parseFloat(getComputedStyle(log).lineHeight)};
+}"""
+
+
+@pytest.mark.parametrize("label", ["1280x800", "1366x768"])
+def test_on_a_desktop_every_move_of_the_log_reads_whole(live_site, browser, screenshot_dir, label):
+    users, table = people_table(2, f"log{label.replace('x', '')}")
+    force_position(table, **mid_hand(2, pile=["QC"]))
+    context, page = open_page(browser, live_site, users[0], label)
+    try:
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+        page.evaluate(LONG_LOG)
+        page.wait_for_timeout(300)  # the log follows its newest line in the next frame
+        got = page.evaluate(LOG_READABLE)
+        shot(page, screenshot_dir, f"log-{label}")
+        # The box holds the longest move whole, and scrolled to the newest it shows all of it.
+        assert got["tallest"] <= got["client"], got
+        assert got["top"] >= -0.5 and got["bottom"] >= -0.5, got
+        assert got["client"] >= 5 * got["lineHeight"], got  # a few moves at a glance, not a slit
+        assert page.js_errors == []
+    finally:
+        context.close()

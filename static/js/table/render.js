@@ -362,7 +362,11 @@ export function createRenderer(s) {
     if (logPinned && log.childElementCount !== before && !logScroll) {
       logScroll = requestAnimationFrame(() => {
         logScroll = 0;
-        log.scrollTop = log.scrollHeight;
+        // The newest line whole at the bottom; one taller than the box is shown from its start.
+        const last = log.lastElementChild;
+        const bottom = log.scrollHeight - log.clientHeight;
+        const start = last ? last.getBoundingClientRect().top - log.getBoundingClientRect().top + log.scrollTop : bottom;
+        log.scrollTop = Math.min(bottom, start);
       });
     }
   }
