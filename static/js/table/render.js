@@ -484,8 +484,18 @@ export function createRenderer(s) {
     }
     setHidden($("score-lobby"), !frame.match_over);
     setHidden($("score-review"), false);
+    renderComputerFor(frame.computer_for);
     updateScoreNext();
     openDialog(dialog);
+  }
+
+  /** Who never sat down, as the match's last frames name them (the page drew it if it opened later). */
+  function renderComputerFor(names) {
+    const text = S.computerForText(s, names);
+    const line = $("score-computer");
+    if (text === null || !line) return;
+    setText(line, text);
+    setHidden(line, !text);
   }
 
   /** The line under the scoring: whose turn it is in the next hand, with its clock. */
@@ -527,6 +537,7 @@ export function createRenderer(s) {
     setHidden($("score-lobby"), false);
     setHidden($("score-review"), true);
     setHidden($("score-next"), true);
+    renderComputerFor(info.computer_for);
     setText($("score-close"), L.continue);
     const confirm = $("abandon-dialog");
     if (confirm && confirm.open) confirm.close();
