@@ -20,7 +20,7 @@ from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 from .axe import serious_violations
-from .table_helpers import card, force_position, hand, select, signed_in_page, wait_version
+from .table_helpers import card, force_position, hand, present, select, signed_in_page, wait_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -161,89 +161,91 @@ def wild_readings(page, side: str) -> list[str]:
 def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label, players):
     tag = f"{players}{label.replace('x', '')}"
     users, table = people_table(players, tag)
-    context, page = open_page(browser, live_site, users[0], label)
-    try:
-        # The start of a hand: eleven cards, nothing melded.
-        page.goto(f"{live_site}/tavolo/{table.pk}/")
-        wait_version(page, 0)
-        assert len(hand(page)) == 11
-        assert_fits(page, "start")
-        assert_indices(page, "start")
-        shot(page, screenshot_dir, f"{players}p-{label}-start")
-        if label in ("1280x800", "390x844"):
-            assert serious_violations(page) == [], "start"
+    with present(live_site, table, users[1:]):  # everybody at the table: no notice of anyone away
+        context, page = open_page(browser, live_site, users[0], label)
+        try:
+            # The start of a hand: eleven cards, nothing melded.
+            page.goto(f"{live_site}/tavolo/{table.pk}/")
+            wait_version(page, 0)
+            assert len(hand(page)) == 11
+            assert page.locator("#notices .notice").count() == 0
+            assert_fits(page, "start")
+            assert_indices(page, "start")
+            shot(page, screenshot_dir, f"{players}p-{label}-start")
+            if label in ("1280x800", "390x844"):
+                assert serious_violations(page) == [], "start"
 
-        # The middle of a hand, wilds in runs and sets on both sides.
-        force_position(table, **mid_hand(players, pile=BIG_PILE))
-        page.reload()
-        wait_version(page, 0)
-        assert_fits(page, "mid-hand, 11 cards")
-        assert assert_indices(page, "mid-hand") >= 11 + 4 + 6 + 3 + 7 + 7 + 6 + 3
-        # Each wild says what it stands for, as the engine read it; each meld its count and burraco.
-        assert wild_readings(page, "us") == ["2♥ = 2♣", "JK = 9♦", "2♠ = K"]
-        assert wild_readings(page, "them") == ["JK = 8♣", "2♣ = Q♥"]
-        assert page.locator("#melds-us .meld-count").all_inner_texts() == ["4", "6", "3", "7"]
-        assert page.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
-        assert page.locator("#melds-them .meld.burraco .meld-tag").inner_text() == "burraco sporco"
-        # The others' seats say who took the pozzetto (both sides have, in this position).
-        assert page.locator("#slot-top .seat-pozzetto").inner_text() == "pozzetto preso"
-        shot(page, screenshot_dir, f"{players}p-{label}-mid")
+            # The middle of a hand, wilds in runs and sets on both sides.
+            force_position(table, **mid_hand(players, pile=BIG_PILE))
+            page.reload()
+            wait_version(page, 0)
+            assert_fits(page, "mid-hand, 11 cards")
+            assert assert_indices(page, "mid-hand") >= 11 + 4 + 6 + 3 + 7 + 7 + 6 + 3
+            # Each wild says what it stands for, as the engine read it; each meld its count and burraco.
+            assert wild_readings(page, "us") == ["2♥ = 2♣", "JK = 9♦", "2♠ = K"]
+            assert wild_readings(page, "them") == ["JK = 8♣", "2♣ = Q♥"]
+            assert page.locator("#melds-us .meld-count").all_inner_texts() == ["4", "6", "3", "7"]
+            assert page.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
+            assert page.locator("#melds-them .meld.burraco .meld-tag").inner_text() == "burraco sporco"
+            # The others' seats say who took the pozzetto (both sides have, in this position).
+            assert page.locator("#slot-top .seat-pozzetto").inner_text() == "pozzetto preso"
+            shot(page, screenshot_dir, f"{players}p-{label}-mid")
 
-        # A big pick-up: 35 cards; the fan closes up, still no page scroll, every index still shows.
-        if VIEWPORTS[label][1]:
-            page.locator("#btn-take").tap()
-        else:
-            page.locator("#discard").drag_to(page.locator("#hand"))
-        wait_version(page, 1)
-        page.wait_for_function("document.querySelectorAll('#hand .pcard').length === 35")
-        page.wait_for_timeout(250)  # the fan's slide
-        assert_fits(page, "35 cards")
-        assert_indices(page, "35 cards")
-        shot(page, screenshot_dir, f"{players}p-{label}-35cards")
-        # The card under the pointer lifts out of the fan.
-        ten = card(page, "TC")
-        resting = ten.bounding_box()["y"]
-        ten.hover(position={"x": 7, "y": 12})
-        page.wait_for_timeout(200)
-        assert ten.bounding_box()["y"] < resting - 3
-        # Meld, lay off, discard: fits at every point.
-        pick(page, "4H", "5H", "6H")
-        page.click("#btn-meld")
-        wait_version(page, 2)
-        assert_fits(page, "after a meld")
-        pick(page, "7H")
-        page.locator("#melds-us .meld[data-meld-id]").last.click()
-        wait_version(page, 3)
-        assert_fits(page, "after a lay-off")
-        assert_indices(page, "after a lay-off")
-        if label in ("1280x800", "390x844"):
-            assert serious_violations(page) == [], "35 cards"
-        pick(page, "KC")
-        page.click("#btn-discard")
-        wait_version(page, 4)
-        assert_fits(page, "after the discard")
+            # A big pick-up: 35 cards; the fan closes up, still no page scroll, every index still shows.
+            if VIEWPORTS[label][1]:
+                page.locator("#btn-take").tap()
+            else:
+                page.locator("#discard").drag_to(page.locator("#hand"))
+            wait_version(page, 1)
+            page.wait_for_function("document.querySelectorAll('#hand .pcard').length === 35")
+            page.wait_for_timeout(250)  # the fan's slide
+            assert_fits(page, "35 cards")
+            assert_indices(page, "35 cards")
+            shot(page, screenshot_dir, f"{players}p-{label}-35cards")
+            # The card under the pointer lifts out of the fan.
+            ten = card(page, "TC")
+            resting = ten.bounding_box()["y"]
+            ten.hover(position={"x": 7, "y": 12})
+            page.wait_for_timeout(200)
+            assert ten.bounding_box()["y"] < resting - 3
+            # Meld, lay off, discard: fits at every point.
+            pick(page, "4H", "5H", "6H")
+            page.click("#btn-meld")
+            wait_version(page, 2)
+            assert_fits(page, "after a meld")
+            pick(page, "7H")
+            page.locator("#melds-us .meld[data-meld-id]").last.click()
+            wait_version(page, 3)
+            assert_fits(page, "after a lay-off")
+            assert_indices(page, "after a lay-off")
+            if label in ("1280x800", "390x844"):
+                assert serious_violations(page) == [], "35 cards"
+            pick(page, "KC")
+            page.click("#btn-discard")
+            wait_version(page, 4)
+            assert_fits(page, "after the discard")
 
-        # Scoring: Anna closes from another position.
-        force_position(table, **closing(players))
-        game = Game.objects.get(table=table)
-        page.reload()
-        wait_version(page, game.version)
-        assert_fits(page, "closing position")
-        page.click("#btn-draw")
-        wait_version(page, game.version + 1)
-        select(page, "TS", "JS", "QS", "KS")
-        page.click("#btn-meld")
-        wait_version(page, game.version + 2)
-        select(page, "8C")
-        page.click("#btn-discard")
-        page.locator("#score-dialog[open]").wait_for()
-        assert_fits(page, "scoring")
-        shot(page, screenshot_dir, f"{players}p-{label}-score")
-        if label in ("1280x800", "390x844"):
-            assert serious_violations(page) == [], "scoring"
-        assert page.js_errors == []
-    finally:
-        context.close()
+            # Scoring: Anna closes from another position.
+            force_position(table, **closing(players))
+            game = Game.objects.get(table=table)
+            page.reload()
+            wait_version(page, game.version)
+            assert_fits(page, "closing position")
+            page.click("#btn-draw")
+            wait_version(page, game.version + 1)
+            select(page, "TS", "JS", "QS", "KS")
+            page.click("#btn-meld")
+            wait_version(page, game.version + 2)
+            select(page, "8C")
+            page.click("#btn-discard")
+            page.locator("#score-dialog[open]").wait_for()
+            assert_fits(page, "scoring")
+            shot(page, screenshot_dir, f"{players}p-{label}-score")
+            if label in ("1280x800", "390x844"):
+                assert serious_violations(page) == [], "scoring"
+            assert page.js_errors == []
+        finally:
+            context.close()
 
 
 # 143 lines in the move log, and for lines 1, 10, 137 and 143: the number CSS draws, whether
@@ -584,7 +586,9 @@ def test_on_a_desktop_every_move_of_the_log_reads_whole(live_site, browser, scre
         page.goto(f"{live_site}/tavolo/{table.pk}/")
         wait_version(page, 0)
         page.evaluate(LONG_LOG)
-        page.wait_for_timeout(300)  # the log follows its newest line in the next frame
+        # The log follows its newest line in the next animation frame.
+        page.wait_for_function("() => { const l = document.getElementById('move-log');"
+                               " return l.children.length === 41 && l.scrollTop > 0; }", timeout=3000)
         got = page.evaluate(LOG_READABLE)
         shot(page, screenshot_dir, f"log-{label}")
         # The box holds the longest move whole, and scrolled to the newest it shows all of it.
