@@ -189,6 +189,9 @@ def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label,
             assert page.locator("#melds-them .meld.burraco .meld-tag").inner_text() == "burraco sporco"
             # The others' seats say who took the pozzetto (both sides have, in this position).
             assert page.locator("#slot-top .seat-pozzetto").inner_text() == "pozzetto preso"
+            # Every seat's parts inside its box and none over another (on one line or more).
+            for seat in page.evaluate(SEAT_LINES):
+                assert [bad for bad in seat["bad"] if bad[0] != "lines"] == [], (label, seat)
             shot(page, screenshot_dir, f"{players}p-{label}-mid")
 
             # A big pick-up: 35 cards; the fan closes up, still no page scroll, every index still shows.
@@ -240,6 +243,7 @@ def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label,
             page.click("#btn-discard")
             page.locator("#score-dialog[open]").wait_for()
             assert_fits(page, "scoring")
+            page.wait_for_timeout(400)  # the discarded card's flight (320 ms) has landed
             shot(page, screenshot_dir, f"{players}p-{label}-score")
             if label in ("1280x800", "390x844"):
                 assert serious_violations(page) == [], "scoring"

@@ -82,6 +82,7 @@ export function createRenderer(s) {
       const taken = (v.pozzetti || [])[pos % 2] === "taken";
       setHidden(pozzetto, !taken);
       setText(pozzetto, taken ? L.seatPozzetto : "");
+      setAttr(pozzetto, "title", taken ? L.seatPozzetto : null); // where it is drawn as "P ✓"
       setHidden(box.querySelector(".seat-clock"), !(toMove && live === v));
       const covered = box.querySelector(".covered");
       const isCovered = Boolean(presence && presence.covered_by_computer);
