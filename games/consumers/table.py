@@ -83,6 +83,7 @@ class TableConsumer(SocketConsumer):
     game_id: int | None = None
     finished = False  # the table's match is over (a rematch offer may be open)
     alone = False  # the only socket of its seat (no other tab): its own frames need not go round the layer
+    tour_open = False  # this page asked to hold a practice table's clock (its tour is open)
     seen: presence.Seen | None = None  # who is at the table, as the last presence frame said
     groups_joined: list[str]
 
@@ -184,6 +185,13 @@ class TableConsumer(SocketConsumer):
     async def disconnect(self, code: int) -> None:
         Heartbeats.discard(self)
         await self._leave_groups()
+        if self.tour_open:
+            # Closed with the tour open: the practice table's clock runs again now, not at the hold's end.
+            try:
+                await run_db(practice.page_gone)(table_id=self.table_id, user=self.scope["user"],
+                                                 socket_id=self.channel_name)
+            except Exception:  # noqa: BLE001 - the clock then runs again when the player comes back
+                log.warning("table %s: the tour's hold not released on disconnect", self.table_id, exc_info=True)
         if self.counted:
             try:
                 last = await run_db(attendance.socket_closed)(self.table_id, self.position, self.user_id,
@@ -327,7 +335,9 @@ class TableConsumer(SocketConsumer):
         if not isinstance(frame.get("open"), bool):
             await self._bad("bad_frame", ref=ref)
             return
-        await run_db(practice.hold_clock)(table_id=self.table_id, user=self.scope["user"], hold=frame["open"])
+        await run_db(practice.hold_clock)(table_id=self.table_id, user=self.scope["user"], hold=frame["open"],
+                                          socket_id=self.channel_name)
+        self.tour_open = frame["open"]
 
     async def _on_abandon(self, frame: dict[str, Any], ref) -> None:
         """Give the match up; the service checks the seat (the `match_over` frame says the rest)."""

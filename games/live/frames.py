@@ -67,9 +67,9 @@ def public_action(action: dict[str, Any]) -> dict[str, Any]:
 
 
 def snapshot(game, table_summary: dict[str, Any], position: int | None, presence: list[dict[str, Any]],
-             engine_game: EngineGame | None = None) -> Frame:
+             engine_game: EngineGame | None = None, *, computer_for: list[str] | None = None) -> Frame:
     """Everything one socket needs to draw the table from scratch (`game`: the `Game` row, or
-    None before the first deal)."""
+    None before the first deal). A finished match's also names `computer_for` (see `hand_over`)."""
     frame: Frame = {
         "type": "snapshot",
         "version": None,
@@ -96,6 +96,8 @@ def snapshot(game, table_summary: dict[str, Any], position: int | None, presence
         finished=game.finished,
         result=game.result or None,
     )
+    if computer_for is not None:
+        frame["computer_for"] = list(computer_for)
     return frame
 
 
@@ -131,30 +133,36 @@ def event_messages(table_id: int, players: int, *, game_version: int, hand_numbe
     return per_recipient(table_id, players, frames)
 
 
-def hand_over(version: int, finished_hand: dict[str, Any]) -> Frame:
-    """A hand's scoring (public: every hand is face up once counted)."""
-    return {"type": "hand_over", "version": version, **finished_hand}
+def hand_over(version: int, finished_hand: dict[str, Any], computer_for: list[str] | None = None) -> Frame:
+    """A hand's scoring (public: every hand is face up once counted). The last hand of a match
+    also names `computer_for`: the people who never sat down, whose every move the timer and the
+    computer played (public: the finished table's page says it to anyone)."""
+    frame = {"type": "hand_over", "version": version, **finished_hand}
+    if computer_for is not None:
+        frame["computer_for"] = list(computer_for)
+    return frame
 
 
 def change_messages(table_id: int, players: int, *, game_version: int, hand_number: int, seat: int, actor: str,
                     action: dict[str, Any], played: EngineGame, deadline: datetime | None,
                     finished_hand: dict[str, Any] | None,
-                    snapshot_for: Callable[[int | None], Frame] | None, spectators: bool = True) -> Messages:
+                    snapshot_for: Callable[[int | None], Frame] | None, spectators: bool = True,
+                    computer_for: list[str] | None = None) -> Messages:
     """Per recipient, in order: the event (with that recipient's view of the position the action
-    produced), then at the end of a hand the scoring and the next hand's snapshot for that
-    recipient (`snapshot_for(position)`)."""
+    produced), then at the end of a hand the scoring (with `computer_for` at the end of the match)
+    and the next hand's snapshot for that recipient (`snapshot_for(position)`)."""
     more = None
     if finished_hand is not None and snapshot_for is not None:
         def more(position: int | None) -> list[Frame]:
-            return [hand_over(game_version, finished_hand), snapshot_for(position)]
+            return [hand_over(game_version, finished_hand, computer_for), snapshot_for(position)]
 
     return event_messages(table_id, players, game_version=game_version, hand_number=hand_number, seat=seat,
                           actor=actor, action=action, played=played, deadline=deadline, more=more,
                           spectators=spectators)
 
 
-def match_over_abandoned(game, position: int, username: str) -> Frame:
-    """The match ended because this person gave it up (public)."""
+def match_over_abandoned(game, position: int, username: str, computer_for: list[str] | None = None) -> Frame:
+    """The match ended because this person gave it up (public); `computer_for` as in `hand_over`."""
     return {
         "type": "match_over",
         "version": game.version,
@@ -164,6 +172,7 @@ def match_over_abandoned(game, position: int, username: str) -> Frame:
         "abandoned_seat": position,
         "totals": list(game.totals),
         "winner_side": game.winner_side,
+        "computer_for": list(computer_for or []),
     }
 
 

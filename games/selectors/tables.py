@@ -137,6 +137,14 @@ def user_position(table: Table, user) -> int | None:
     return None
 
 
+def computer_played_for(seats: Iterable[Seat]) -> list[str]:
+    """The people of a finished match who never sat down: not one move of their own, the timer
+    and the computer played all of theirs (`Seat.own_moves` and `covered_moves`, counted when the
+    match ends). The page's scoring and the frames that end a match name them."""
+    return [s.user.username for s in sorted(seats, key=lambda s: s.position)
+            if s.user_id and not s.own_moves and s.covered_moves]
+
+
 def can_watch(table: Table, user, invited: Iterable[int] = ()) -> bool:
     """Public tables are open to every signed-in player; a private one only to the people sitting
     at it, its creator, and whoever opened its invite link in this session."""
@@ -180,7 +188,9 @@ def table_frame(table: Table) -> dict[str, Any]:
 def snapshot_frame(game: Game | None, table: Table, position: int | None,
                    engine_game: EngineGame | None = None) -> dict[str, Any]:
     """Everything one socket needs to draw the table from scratch."""
-    frame = frames.snapshot(game, table_summary(table), position, presence_list(table), engine_game)
+    computer_for = computer_played_for(table.seats.all()) if game is not None and game.finished else None
+    frame = frames.snapshot(game, table_summary(table), position, presence_list(table), engine_game,
+                            computer_for=computer_for)
     if game is not None and game.hand_number > 1 and not game.finished:
         frame["last_hand"] = last_hand(game)
     return frame

@@ -21,7 +21,15 @@ from ..forms import FillForm, SitForm
 from ..live.sockets import INVITES_SESSION_KEY, invited_table_ids
 from ..models import BotLevel, Game, Table
 from ..selectors.rules import table_rules
-from ..selectors.tables import can_start, can_watch, chat_phrases, get_table, seats_in_order, user_position
+from ..selectors.tables import (
+    can_start,
+    can_watch,
+    chat_phrases,
+    computer_played_for,
+    get_table,
+    seats_in_order,
+    user_position,
+)
 from ..selectors.tournaments import table_tournament
 
 
@@ -69,8 +77,7 @@ def table(request, table_id: int):
         "tournament": tournament,
         "rematch": None if tournament else rematch_state(table),
         # People who never sat down: the computer played their whole match.
-        "computer_for": [s.user.username for s in seats if s.user_id and not s.own_moves and s.covered_moves]
-        if table.status == Table.Status.FINISHED else [],
+        "computer_for": computer_played_for(seats) if table.status == Table.Status.FINISHED else [],
     }
     notifications.table_opened(user=request.user, table_id=table.pk)  # its bell lines are seen now
     return render(request, "games/table.html", context)

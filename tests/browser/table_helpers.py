@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from django.conf import settings
@@ -95,6 +95,26 @@ window.__wire = [];
   };
 })();
 """
+
+
+@contextmanager
+def present(live_site: str, table: Table, users):
+    """`users` sit at `table` with a socket open each, as their own pages would have (no browser):
+    the page under test sees them online, and no notice says they are away. Whatever the server
+    sends them is read and dropped."""
+    from websockets.sync.client import connect
+
+    with ExitStack() as stack:
+        sockets = []
+        for user in users:
+            client = Client()
+            client.force_login(user)
+            cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+            sockets.append(stack.enter_context(connect(
+                f"{live_site.replace('http://', 'ws://')}/ws/table/{table.pk}/",
+                additional_headers={"Origin": live_site, "Cookie": cookie},
+                open_timeout=10, ping_interval=None, max_queue=None)))
+        yield sockets
 
 
 def page_report(page) -> str:

@@ -9,8 +9,9 @@ import re
 import time
 
 import pytest
+from django.utils import timezone
 
-from games.models import Game, Move, Table
+from games.models import Game, Move, Seat, Table
 from tests.factories import make_user
 
 from .table_helpers import DESKTOP, PHONE, celery_worker, shoot, signed_in_page, two_people, wait_page, wait_version
@@ -89,6 +90,35 @@ def test_a_newcomer_reads_the_tour_for_a_minute_and_keeps_a_full_draw_clock(live
         assert page.js_errors == []
     finally:
         context.close()
+
+
+def test_a_page_closed_with_the_tour_open_lets_the_clock_go_at_once(live_site, browser, timers):
+    """The hold belongs to the page that asked for it: when that page goes (its socket closes),
+    the turn's clock runs again within seconds, with its full time, not after a quarter of an hour."""
+    context, page, table = first_game(browser, live_site, "nuovo_chiude", DESKTOP)
+    open_page = True
+    try:
+        position = Seat.objects.get(table=table, user__username="nuovo_chiude").position
+        # The newcomer's turn (the computer may play first), its clock stopped by the open tour.
+        wait_page(page, "() => { const s = window.burracoTable.state;"
+                  " return Boolean(s.view && s.view.my_turn && s.deadline === null); }", "my turn, the clock held",
+                  timeout=30_000)
+        game = Game.objects.get(table=table)
+        assert game.to_move == position and game.turn_deadline is None and game.due_at is None
+        assert page.locator("#tour").count() == 1
+        context.close()
+        open_page = False
+        closed = time.monotonic()
+        while (game := Game.objects.get(table=table)).turn_deadline is None:
+            assert time.monotonic() - closed < 5, "the clock still held 5 s after the page closed"
+            time.sleep(0.1)
+        # The turn starts again with all its time, and the scheduler will look at it.
+        assert game.to_move == position
+        assert (game.turn_deadline - timezone.now()).total_seconds() >= 25
+        assert game.due_at is not None and game.due_at <= game.turn_deadline
+    finally:
+        if open_page:
+            context.close()
 
 
 def test_on_the_phone_the_tour_never_covers_the_hand(live_site, browser, timers, screenshot_dir):

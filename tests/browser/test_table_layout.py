@@ -20,7 +20,7 @@ from games.services.table.seating import create_table, sit
 from tests.factories import make_user
 
 from .axe import serious_violations
-from .table_helpers import card, force_position, hand, select, signed_in_page, wait_version
+from .table_helpers import card, force_position, hand, present, select, signed_in_page, wait_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -161,89 +161,95 @@ def wild_readings(page, side: str) -> list[str]:
 def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label, players):
     tag = f"{players}{label.replace('x', '')}"
     users, table = people_table(players, tag)
-    context, page = open_page(browser, live_site, users[0], label)
-    try:
-        # The start of a hand: eleven cards, nothing melded.
-        page.goto(f"{live_site}/tavolo/{table.pk}/")
-        wait_version(page, 0)
-        assert len(hand(page)) == 11
-        assert_fits(page, "start")
-        assert_indices(page, "start")
-        shot(page, screenshot_dir, f"{players}p-{label}-start")
-        if label in ("1280x800", "390x844"):
-            assert serious_violations(page) == [], "start"
+    with present(live_site, table, users[1:]):  # everybody at the table: no notice of anyone away
+        context, page = open_page(browser, live_site, users[0], label)
+        try:
+            # The start of a hand: eleven cards, nothing melded.
+            page.goto(f"{live_site}/tavolo/{table.pk}/")
+            wait_version(page, 0)
+            assert len(hand(page)) == 11
+            assert page.locator("#notices .notice").count() == 0
+            assert_fits(page, "start")
+            assert_indices(page, "start")
+            shot(page, screenshot_dir, f"{players}p-{label}-start")
+            if label in ("1280x800", "390x844"):
+                assert serious_violations(page) == [], "start"
 
-        # The middle of a hand, wilds in runs and sets on both sides.
-        force_position(table, **mid_hand(players, pile=BIG_PILE))
-        page.reload()
-        wait_version(page, 0)
-        assert_fits(page, "mid-hand, 11 cards")
-        assert assert_indices(page, "mid-hand") >= 11 + 4 + 6 + 3 + 7 + 7 + 6 + 3
-        # Each wild says what it stands for, as the engine read it; each meld its count and burraco.
-        assert wild_readings(page, "us") == ["2♥ = 2♣", "JK = 9♦", "2♠ = K"]
-        assert wild_readings(page, "them") == ["JK = 8♣", "2♣ = Q♥"]
-        assert page.locator("#melds-us .meld-count").all_inner_texts() == ["4", "6", "3", "7"]
-        assert page.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
-        assert page.locator("#melds-them .meld.burraco .meld-tag").inner_text() == "burraco sporco"
-        # The others' seats say who took the pozzetto (both sides have, in this position).
-        assert page.locator("#slot-top .seat-pozzetto").inner_text() == "pozzetto preso"
-        shot(page, screenshot_dir, f"{players}p-{label}-mid")
+            # The middle of a hand, wilds in runs and sets on both sides.
+            force_position(table, **mid_hand(players, pile=BIG_PILE))
+            page.reload()
+            wait_version(page, 0)
+            assert_fits(page, "mid-hand, 11 cards")
+            assert assert_indices(page, "mid-hand") >= 11 + 4 + 6 + 3 + 7 + 7 + 6 + 3
+            # Each wild says what it stands for, as the engine read it; each meld its count and burraco.
+            assert wild_readings(page, "us") == ["2♥ = 2♣", "JK = 9♦", "2♠ = K"]
+            assert wild_readings(page, "them") == ["JK = 8♣", "2♣ = Q♥"]
+            assert page.locator("#melds-us .meld-count").all_inner_texts() == ["4", "6", "3", "7"]
+            assert page.locator("#melds-us .meld.burraco .meld-tag").inner_text() == "burraco pulito"
+            assert page.locator("#melds-them .meld.burraco .meld-tag").inner_text() == "burraco sporco"
+            # The others' seats say who took the pozzetto (both sides have, in this position).
+            assert page.locator("#slot-top .seat-pozzetto").inner_text() == "pozzetto preso"
+            # Every seat's parts inside its box and none over another (on one line or more).
+            for seat in page.evaluate(SEAT_LINES):
+                assert [bad for bad in seat["bad"] if bad[0] != "lines"] == [], (label, seat)
+            shot(page, screenshot_dir, f"{players}p-{label}-mid")
 
-        # A big pick-up: 35 cards; the fan closes up, still no page scroll, every index still shows.
-        if VIEWPORTS[label][1]:
-            page.locator("#btn-take").tap()
-        else:
-            page.locator("#discard").drag_to(page.locator("#hand"))
-        wait_version(page, 1)
-        page.wait_for_function("document.querySelectorAll('#hand .pcard').length === 35")
-        page.wait_for_timeout(250)  # the fan's slide
-        assert_fits(page, "35 cards")
-        assert_indices(page, "35 cards")
-        shot(page, screenshot_dir, f"{players}p-{label}-35cards")
-        # The card under the pointer lifts out of the fan.
-        ten = card(page, "TC")
-        resting = ten.bounding_box()["y"]
-        ten.hover(position={"x": 7, "y": 12})
-        page.wait_for_timeout(200)
-        assert ten.bounding_box()["y"] < resting - 3
-        # Meld, lay off, discard: fits at every point.
-        pick(page, "4H", "5H", "6H")
-        page.click("#btn-meld")
-        wait_version(page, 2)
-        assert_fits(page, "after a meld")
-        pick(page, "7H")
-        page.locator("#melds-us .meld[data-meld-id]").last.click()
-        wait_version(page, 3)
-        assert_fits(page, "after a lay-off")
-        assert_indices(page, "after a lay-off")
-        if label in ("1280x800", "390x844"):
-            assert serious_violations(page) == [], "35 cards"
-        pick(page, "KC")
-        page.click("#btn-discard")
-        wait_version(page, 4)
-        assert_fits(page, "after the discard")
+            # A big pick-up: 35 cards; the fan closes up, still no page scroll, every index still shows.
+            if VIEWPORTS[label][1]:
+                page.locator("#btn-take").tap()
+            else:
+                page.locator("#discard").drag_to(page.locator("#hand"))
+            wait_version(page, 1)
+            page.wait_for_function("document.querySelectorAll('#hand .pcard').length === 35")
+            page.wait_for_timeout(250)  # the fan's slide
+            assert_fits(page, "35 cards")
+            assert_indices(page, "35 cards")
+            shot(page, screenshot_dir, f"{players}p-{label}-35cards")
+            # The card under the pointer lifts out of the fan.
+            ten = card(page, "TC")
+            resting = ten.bounding_box()["y"]
+            ten.hover(position={"x": 7, "y": 12})
+            page.wait_for_timeout(200)
+            assert ten.bounding_box()["y"] < resting - 3
+            # Meld, lay off, discard: fits at every point.
+            pick(page, "4H", "5H", "6H")
+            page.click("#btn-meld")
+            wait_version(page, 2)
+            assert_fits(page, "after a meld")
+            pick(page, "7H")
+            page.locator("#melds-us .meld[data-meld-id]").last.click()
+            wait_version(page, 3)
+            assert_fits(page, "after a lay-off")
+            assert_indices(page, "after a lay-off")
+            if label in ("1280x800", "390x844"):
+                assert serious_violations(page) == [], "35 cards"
+            pick(page, "KC")
+            page.click("#btn-discard")
+            wait_version(page, 4)
+            assert_fits(page, "after the discard")
 
-        # Scoring: Anna closes from another position.
-        force_position(table, **closing(players))
-        game = Game.objects.get(table=table)
-        page.reload()
-        wait_version(page, game.version)
-        assert_fits(page, "closing position")
-        page.click("#btn-draw")
-        wait_version(page, game.version + 1)
-        select(page, "TS", "JS", "QS", "KS")
-        page.click("#btn-meld")
-        wait_version(page, game.version + 2)
-        select(page, "8C")
-        page.click("#btn-discard")
-        page.locator("#score-dialog[open]").wait_for()
-        assert_fits(page, "scoring")
-        shot(page, screenshot_dir, f"{players}p-{label}-score")
-        if label in ("1280x800", "390x844"):
-            assert serious_violations(page) == [], "scoring"
-        assert page.js_errors == []
-    finally:
-        context.close()
+            # Scoring: Anna closes from another position.
+            force_position(table, **closing(players))
+            game = Game.objects.get(table=table)
+            page.reload()
+            wait_version(page, game.version)
+            assert_fits(page, "closing position")
+            page.click("#btn-draw")
+            wait_version(page, game.version + 1)
+            select(page, "TS", "JS", "QS", "KS")
+            page.click("#btn-meld")
+            wait_version(page, game.version + 2)
+            select(page, "8C")
+            page.click("#btn-discard")
+            page.locator("#score-dialog[open]").wait_for()
+            assert_fits(page, "scoring")
+            page.wait_for_timeout(400)  # the discarded card's flight (320 ms) has landed
+            shot(page, screenshot_dir, f"{players}p-{label}-score")
+            if label in ("1280x800", "390x844"):
+                assert serious_violations(page) == [], "scoring"
+            assert page.js_errors == []
+        finally:
+            context.close()
 
 
 # 143 lines in the move log, and for lines 1, 10, 137 and 143: the number CSS draws, whether
@@ -407,6 +413,192 @@ def test_bad_input_sends_nothing_twice_and_loses_nothing(live_site, browser, scr
         page.wait_for_timeout(300)
         assert sent_actions(page) == ["draw", "discard"] and Game.objects.get(table=table).version == 2
         assert len(hand(page)) == 11
+        assert page.js_errors == []
+    finally:
+        context.close()
+
+
+# Every seat box on one line, its parts (the dot, the name, our "(tu)", the clock, the count, the
+# pozzetto) side by side inside it, none over another; the whole name in the text and the title.
+SEAT_LINES = """() => {
+  const out = [];
+  for (const seat of document.querySelectorAll('.seat-box')) {
+    const b = seat.getBoundingClientRect();
+    if (!b.width) continue;
+    const nameBox = seat.querySelector('.seat-box-name').getBoundingClientRect();
+    // What shows of a part of the name is what its box (cut by the ellipsis) lets show.
+    const seen = (n) => {
+      const r = n.getBoundingClientRect();
+      if (!n.closest('.seat-box-name')) return r;
+      const left = Math.max(r.left, nameBox.left), right = Math.min(r.right, nameBox.right);
+      return {left, right, top: r.top, bottom: r.bottom, width: Math.max(0, right - left), height: r.height};
+    };
+    const kinds = '.dot, .seat-who, .you-tag, .partner-tag, .seat-clock, .seat-box-count, .seat-pozzetto';
+    const parts = [...seat.querySelectorAll(kinds)]
+      .map((n) => [n.className, seen(n)]).filter(([, r]) => r.width > 0 && r.height > 0);
+    const bad = [];
+    parts.forEach(([name, r], i) => {
+      if (r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5)
+        bad.push(['outside', name]);
+      for (const [other, q] of parts.slice(i + 1)) {
+        const w = Math.min(r.right, q.right) - Math.max(r.left, q.left);
+        const h = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+        if (w > 0.5 && h > 0.5) bad.push(['overlap', name, other]);
+      }
+    });
+    const tallest = Math.max(...parts.map(([, r]) => r.height));
+    const lines = Math.max(...parts.map(([, r]) => r.bottom)) - Math.min(...parts.map(([, r]) => r.top));
+    if (lines > tallest * 1.5) bad.push(['lines', lines, tallest]);
+    const name = seat.querySelector('.seat-box-name');
+    out.push({pos: seat.dataset.position, text: name.textContent, title: name.title, bad});
+  }
+  return out;
+}"""
+LONG_NAMES = ["annamaria_cristina20", "bruno_bartolomeo_2020", "carla_costanza_20xyz", "dario_domenico_20abc"]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_phone_on_its_side_every_seat_is_one_readable_line(live_site, browser, screenshot_dir, players):
+    users = [make_user(f"{name[:-1]}{players}") for name in LONG_NAMES[:players]]
+    assert all(len(u.username) >= 20 for u in users)
+    table = create_table(creator=users[0], ruleset=Ruleset.preset(
+        "classico", players=players, draw_seconds=300, play_seconds=300))
+    for position, user in enumerate(users[1:], start=1):
+        sit(table_id=table.pk, user=user, position=position)
+    force_position(table, **mid_hand(players, pile=["QC"]))  # both pozzetti taken: "P ✓" on every seat
+    context, page = open_page(browser, live_site, users[0], "844x390")
+    try:
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+        assert page.locator("#slot-bottom .seat-clock").is_visible()
+        assert page.locator("#slot-bottom .seat-pozzetto").is_visible()
+        shot(page, screenshot_dir, f"{players}p-844x390-long-names")
+        seats = page.evaluate(SEAT_LINES)
+        assert len(seats) == players
+        for seat in seats:
+            assert seat["bad"] == [], seat
+        mine = next(seat for seat in seats if seat["pos"] == "0")
+        assert mine["text"] == mine["title"] == f"{users[0].username} (tu)"
+        # Short names as well (the layout's own players): still one line each.
+        assert_fits(page, "long names")
+        assert page.js_errors == []
+    finally:
+        context.close()
+
+
+# Each notice against what it must never cover: the site's header, the table's head and its tabs,
+# our own name and clock, the hand; and each notice is whole inside its box (none cut off).
+NOTICES_CLEAR = """() => {
+  const box = (n) => n.getBoundingClientRect();
+  const shown = (n) => { const r = box(n); return r.width > 0 && r.height > 0; };
+  const keep = [...document.querySelectorAll(
+    'header.topbar, .table-head, .side-tab, #slot-bottom .seat-box, #slot-bottom .seat-clock, #hand')].filter(shown);
+  const area = box(document.getElementById('notices'));
+  const out = {bad: [], shown: 0};
+  for (const n of document.querySelectorAll('#notices .notice')) {
+    const a = box(n);
+    out.shown += 1;
+    if (a.top < area.top - 0.5 || a.bottom > area.bottom + 0.5 || a.left < -0.5 || a.right > innerWidth + 0.5)
+      out.bad.push(['cut', n.textContent, Math.round(a.top), Math.round(a.bottom), Math.round(area.bottom)]);
+    for (const k of keep) {
+      const b = box(k);
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 0.5 && h > 0.5) out.bad.push(['covers', k.className || k.id, n.textContent]);
+    }
+    const text = box(n.querySelector('.notice-text'));
+    const hit = document.elementFromPoint(text.left + text.width / 2, text.top + text.height / 2);
+    if (!hit || !n.contains(hit)) out.bad.push(['hidden', n.textContent, hit ? hit.className : null]);
+  }
+  return out;
+}"""
+
+# A timeout the server played for Bruno (closable), the computer covering Carla, Dario away.
+SOME_NOTICES = """() => {
+  const t = window.burracoTable;
+  t.state.notices.set('timeout-1', {kind: 'timeout', seat: 1,
+    text: 'Tempo scaduto per ' + t.state.seats.get(1).name + ': il server ha finito il turno.'});
+  t.handleFrame({type: 'presence', watchers: 0, seats: [
+    {position: 0, online: true, covered_by_computer: false, computer: false},
+    {position: 1, online: true, covered_by_computer: false, computer: false},
+    {position: 2, online: false, covered_by_computer: true, computer: false},
+    {position: 3, online: false, covered_by_computer: false, computer: false}]});
+}"""
+
+
+@pytest.mark.parametrize("label", list(VIEWPORTS))
+def test_notices_never_cover_the_header_the_tabs_our_seat_or_the_hand(live_site, browser, screenshot_dir, label):
+    users, table = people_table(4, f"n{label.replace('x', '')}")
+    force_position(table, **mid_hand(4, pile=["QC"]))
+    context, page = open_page(browser, live_site, users[0], label)
+    try:
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+        page.evaluate(SOME_NOTICES)
+        page.wait_for_function("document.querySelectorAll('#notices .notice').length === 3")
+        assert page.locator("#slot-bottom .seat-clock").is_visible()  # Anna's turn: her clock shows
+        got = page.evaluate(NOTICES_CLEAR)
+        shot(page, screenshot_dir, f"notices-{label}")
+        assert got["shown"] == 3 and got["bad"] == [], got
+        assert_fits(page, "notices")
+        # The closable one still closes.
+        page.locator("#notices .notice-close").click()
+        page.wait_for_function("document.querySelectorAll('#notices .notice').length === 2")
+        assert page.js_errors == []
+    finally:
+        context.close()
+
+
+# A long hand's log on a desktop: moves of one line and pick-ups of many cards (three or four
+# lines each), the newest a pick-up; and a chat that has filled its box.
+LONG_LOG = """() => {
+  const t = window.burracoTable;
+  const pile = '3♦ 4♦ 9♦ 3♥ 8♥ 3♣ 8♣ 2♦ JK 5♠ 6♠ 7♠ K♥ Q♣ A♥ 4♠ 10♣ 9♣ J♥ J♣ 10♥ 9♥ K♦ 6♣';
+  const name = (seat) => t.state.seats.get(seat).name;
+  const lines = [];
+  for (let i = 1; i <= 40; i++) {
+    lines.push({version: 3000 + i, seat: i % 2,
+                text: i % 4 ? `${name(i % 2)} scarta 7♠` : `${name(i % 2)} raccoglie gli scarti (${pile})`});
+  }
+  lines.push({version: 3100, seat: 0, text: `${name(0)} raccoglie gli scarti (${pile}) — prende il pozzetto`});
+  const chat = document.getElementById('chat-log');
+  for (let i = 0; i < 12; i++) {
+    const li = document.createElement('li');
+    li.textContent = 'bruno: Buona fortuna';
+    chat.append(li);
+  }
+  t.state.log = lines;
+  t.render();
+}"""
+LOG_READABLE = """() => {
+  const log = document.getElementById('move-log');
+  const box = log.getBoundingClientRect();
+  const items = [...log.children].map((li) => li.getBoundingClientRect());
+  const last = items[items.length - 1];
+  return {client: log.clientHeight, tallest: Math.max(...items.map((r) => r.height)),
+          top: last.top - box.top, bottom: box.bottom - last.bottom,
+          lineHeight: parseFloat(getComputedStyle(log).lineHeight)};
+}"""
+
+
+@pytest.mark.parametrize("label", ["1280x800", "1366x768"])
+def test_on_a_desktop_every_move_of_the_log_reads_whole(live_site, browser, screenshot_dir, label):
+    users, table = people_table(2, f"log{label.replace('x', '')}")
+    force_position(table, **mid_hand(2, pile=["QC"]))
+    context, page = open_page(browser, live_site, users[0], label)
+    try:
+        page.goto(f"{live_site}/tavolo/{table.pk}/")
+        wait_version(page, 0)
+        page.evaluate(LONG_LOG)
+        # The log follows its newest line in the next animation frame.
+        page.wait_for_function("() => { const l = document.getElementById('move-log');"
+                               " return l.children.length === 41 && l.scrollTop > 0; }", timeout=3000)
+        got = page.evaluate(LOG_READABLE)
+        shot(page, screenshot_dir, f"log-{label}")
+        # The box holds the longest move whole, and scrolled to the newest it shows all of it.
+        assert got["tallest"] <= got["client"], got
+        assert got["top"] >= -0.5 and got["bottom"] >= -0.5, got
+        assert got["client"] >= 5 * got["lineHeight"], got  # a few moves at a glance, not a slit
         assert page.js_errors == []
     finally:
         context.close()

@@ -21,10 +21,13 @@ from .table_helpers import (
     PHONE,
     POZZETTO_A,
     POZZETTO_B,
+    card,
     celery_worker,
     force_position,
+    select,
     shoot,
     signed_in_page,
+    two_people,
     wait_version,
 )
 
@@ -141,3 +144,53 @@ def test_timeouts_covers_and_absences_are_told(live_site, browser, screenshot_di
     finally:
         ctx_a.close()
         ctx_b.close()
+
+
+def test_the_computer_playing_for_someone_who_never_sat_is_told_live(live_site, browser, screenshot_dir, timers):
+    """Bruno never opens the table: the timer plays his turn. When Anna closes the match's one
+    hand, her page says at once, without a reload, that the computer played for him, and so does a
+    spectator's page in English; the page opened afterwards says the same."""
+    anna, bruno, table = two_people("mano_unica", "never")
+    carlo = make_user("carlo_never")
+    type(carlo).objects.filter(pk=carlo.pk).update(language="en")
+    ctx_a, page_a = signed_in_page(browser, live_site, anna, DESKTOP)
+    ctx_c, page_c = signed_in_page(browser, live_site, carlo, PHONE)
+    try:
+        for page in (page_a, page_c):
+            page.goto(f"{live_site}/tavolo/{table.pk}/")
+            wait_version(page, 0)
+        assert page_a.locator("#score-computer:visible").count() == 0
+        page_a.click("#btn-draw")
+        wait_version(page_a, 1)
+        card(page_a, "8C").drag_to(page_a.locator("#discard"))
+        wait_version(page_a, 2)
+        time_runs_out(table)  # Bruno's turn: the server draws and discards for him
+        wait_version(page_a, 4, timeout=20_000)
+        page_a.click("#btn-draw")
+        wait_version(page_a, 5)
+        select(page_a, "TS", "JS", "QS")
+        page_a.click("#btn-meld")
+        wait_version(page_a, 6)
+        card(page_a, "KS").drag_to(page_a.locator("#melds-us .meld[data-meld-id]").last)
+        wait_version(page_a, 7)
+        card(page_a, "4D").drag_to(page_a.locator("#discard"))  # Anna closes: the match is over
+        wanted = f"Per {bruno.username} ha giocato il computer: non si è mai seduto al tavolo."
+        for page, text in ((page_a, wanted),
+                           (page_c, f"The computer played for {bruno.username}, who never sat down at the table.")):
+            page.locator("#score-dialog[open]").wait_for()
+            line = page.locator("#score-computer")
+            line.wait_for(state="visible", timeout=5000)
+            assert line.inner_text() == text
+        shoot(page_a, screenshot_dir, "computer-for-live-1280")
+        page_c.screenshot(path=str(screenshot_dir / "computer-for-live-390-en.png"))
+        # The same words on the page opened now.
+        page_a.reload()
+        page_a.wait_for_function("() => document.getElementById('score-dialog').open"
+                                 " || !document.getElementById('finished-bar').hidden")
+        if not page_a.evaluate("document.getElementById('score-dialog').open"):
+            page_a.click("#finished-score")
+        assert page_a.locator("#score-computer").inner_text() == wanted
+        assert page_a.js_errors == [] and page_c.js_errors == []
+    finally:
+        ctx_a.close()
+        ctx_c.close()

@@ -133,7 +133,8 @@ def test_abandoning_finishes_the_match_for_the_other_side_with_the_hand_unscored
         group = transport.seat_group(table.pk, position) if position is not None else transport.public_group(table.pk)
         over, snap = groups[group]
         assert over == {"type": "match_over", "version": version + 1, "hand_number": 1, "reason": "abandoned",
-                        "abandoned_by": "bruno", "abandoned_seat": 1, "totals": [0, 0], "winner_side": 0}
+                        "abandoned_by": "bruno", "abandoned_seat": 1, "totals": [0, 0], "winner_side": 0,
+                        "computer_for": []}
         assert snap["type"] == "snapshot" and snap["finished"] is True
         assert snap["result"]["end_reason"] == "abandoned" and snap["version"] == version + 1
         assert snap["seat"] == position

@@ -49,7 +49,8 @@ async def test_abandon_frame_ends_the_match_for_everyone_at_the_table():
         for name, comm in sockets.items():
             over = await receive_type(comm, "match_over")
             assert over == {"type": "match_over", "version": 1, "hand_number": 1, "reason": "abandoned",
-                            "abandoned_by": "bruno", "abandoned_seat": 1, "totals": [0, 0], "winner_side": 0}
+                            "abandoned_by": "bruno", "abandoned_seat": 1, "totals": [0, 0], "winner_side": 0,
+                            "computer_for": []}
             snapshot = await receive_type(comm, "snapshot")
             assert snapshot["finished"] is True and snapshot["result"]["abandoned_by"] == "bruno"
             assert snapshot["seat"] == {"anna": 0, "bruno": 1, "carlo": None}[name]

@@ -48,3 +48,11 @@ def test_challenge_bell_friends_and_tournament_frames():
     assert frames.friends([]) == {"type": "friends", "friends": []}
     tournament = frames.tournament({"id": 5, "name": "Coppa"}, [], [], [{"id": 1, "name": "anna"}])
     assert list(tournament) == ["type", "id", "name", "standings", "rounds_played", "entries"]
+
+
+def test_the_last_hand_over_names_who_never_sat_and_a_hand_before_it_does_not():
+    finished = {"hand_number": 1, "score": [], "totals": [2100, 300], "end_reason": "closed", "closed_by": 0,
+                "match_over": True, "winner_side": 0}
+    assert frames.hand_over(9, finished, ["bruno"])["computer_for"] == ["bruno"]
+    assert frames.hand_over(9, finished, [])["computer_for"] == []
+    assert "computer_for" not in frames.hand_over(9, finished | {"match_over": False})

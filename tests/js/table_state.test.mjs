@@ -16,6 +16,7 @@ const LABELS = {
   timeoutDrewMe: "Tempo scaduto: il server ha pescato e scartato per te.",
   timeoutOther: "Tempo scaduto per {name}: il server ha finito il turno.",
   coverMe: "Il computer gioca per te finché non torni.", coverOther: "Il computer gioca per {name} finché non torna.",
+  computerFor: "Per {names} ha giocato il computer: non si è mai seduto al tavolo.",
   away: "{name} non è in linea.", awayMany: "{names} e {last} non sono in linea.", awayTurn: "{name} non è in linea: tra {time} il computer gioca al suo posto.",
   log: {
     draw: "{name} pesca dal tallone", take: "{name} raccoglie gli scarti ({cards})", meld: "{name} cala {cards}",
@@ -326,6 +327,26 @@ describe("the end of a hand", () => {
     S.closeScore(s);
     assert.equal(S.shownView(s).hand_number, 1);
     assert.deepEqual(cards(s), ["QS", "9D", "2C"]);
+  });
+});
+
+describe("the end of the match", () => {
+  test("the people the computer played for are named by the match's last frames, live", () => {
+    const s = fresh();
+    assert.equal(S.computerForText(s, undefined), null); // a hand before the last says nothing
+    assert.equal(S.computerForText(s, []), "");
+    assert.equal(S.computerForText(s, ["bruno", "dario"]),
+      "Per bruno, dario ha giocato il computer: non si è mai seduto al tavolo.");
+    // A page that comes back to the finished match: the snapshot names them too.
+    const done = view({ hand_over: true, end_reason: "closed", to_move: null, my_turn: false, allowed: [],
+      score: [{ total: 100 }, { total: -20 }], match: { finished: true, winner: 0, totals: [2100, 300] } });
+    const effects = S.applySnapshot(s, snapshot({ view: done, finished: true, computer_for: ["bruno"] }), T0);
+    assert.ok(effects.some((e) => e.type === "score"));
+    assert.deepEqual(s.handOver.computer_for, ["bruno"]);
+    const gone = fresh();
+    const over = S.applySnapshot(gone, snapshot({ finished: true, computer_for: ["bruno"],
+      result: { end_reason: "abandoned", abandoned_seat: 0, winner_side: 1, totals: [0, 0] } }), T0);
+    assert.deepEqual(over.find((e) => e.type === "abandoned").info.computer_for, ["bruno"]);
   });
 });
 

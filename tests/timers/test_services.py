@@ -32,7 +32,7 @@ from games.services import scheduler
 from games.services.errors import ServiceError
 from games.services.play import autoplay
 from games.services.play.play import submit_action
-from games.services.table import attendance, seating, turns
+from games.services.table import attendance, practice, seating, turns
 from tests.games.helpers import capture, make_user
 
 pytestmark = pytest.mark.django_db
@@ -397,6 +397,31 @@ def test_the_worker_runs_the_scheduler_and_only_computer_moves_are_tasks():
     from burraco_site import celery as celery_module
 
     assert celery_module._start_scheduler in [ref() for _key, ref in worker_ready.receivers]
+
+
+def test_the_tours_hold_ends_when_the_page_that_asked_for_it_goes(monkeypatch):
+    """A practice table's clock held by a page's tour runs again, with its full time, when that
+    page's socket closes; another page's closing leaves the hold alone."""
+    monkeypatch.setattr(tasks.computer_move, "apply_async", lambda *a, **k: None)
+    game, user = against_computer()
+    while game.to_move != 0:  # the computer opened: its turn, then the person's
+        autoplay.play_computer_move(game.pk, game.version)
+        game.refresh_from_db()
+    practice.hold_clock(table_id=game.table_id, user=user, hold=True, socket_id="page-a")
+    game.refresh_from_db()
+    assert game.turn_deadline is None and game.due_at is None and practice.held(game.table_id)
+    practice.page_gone(table_id=game.table_id, user=user, socket_id="page-b")  # not the page that asked
+    game.refresh_from_db()
+    assert game.turn_deadline is None and practice.held(game.table_id)
+    practice.hold_clock(table_id=game.table_id, user=user, hold=True, socket_id="page-b")  # another tab's tour
+    practice.page_gone(table_id=game.table_id, user=user, socket_id="page-a")
+    assert Game.objects.get(pk=game.pk).turn_deadline is None
+    before = clock.now()
+    practice.page_gone(table_id=game.table_id, user=user, socket_id="page-b")
+    game.refresh_from_db()
+    assert not practice.held(game.table_id)
+    full = timedelta(seconds=game.table.draw_seconds)
+    assert game.turn_deadline == game.due_at and before + full <= game.turn_deadline <= clock.now() + full
 
 
 # ----------------------------------------------------------------------------- absent players

@@ -46,7 +46,7 @@ from games.engine import IllegalMove
 from games.live import clock, frames, presence, transport
 from games.live.transport import Messages
 from games.models import Game, Hand, Move, Seat, Table
-from games.selectors.tables import get_table, snapshot_frame
+from games.selectors.tables import computer_played_for, get_table, snapshot_frame
 from games.services import notifications, tournaments
 from games.services.errors import ServiceError
 from games.services.history import ratings
@@ -628,7 +628,8 @@ def _abandon_messages(game: Game, table: Table, position: int, username: str) ->
     """Per recipient: the `match_over` frame, then the final snapshot (finished, with the result)."""
     fresh_table = get_table(table.pk)
     engine_game = EngineGame.from_dict(game.state)
-    return frames.abandon_messages(table.pk, table.players, frames.match_over_abandoned(game, position, username),
+    over = frames.match_over_abandoned(game, position, username, computer_played_for(fresh_table.seats.all()))
+    return frames.abandon_messages(table.pk, table.players, over,
                                    lambda seat: snapshot_frame(game, fresh_table, seat, engine_game))
 
 
@@ -638,8 +639,11 @@ def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action:
     """Per recipient, in order: the event (with that recipient's view of the position the action
     produced), then at the end of a hand the scoring, then the next hand's snapshot."""
     snapshot_for = None
+    computer_for = None
     if finished_hand is not None:
-        fresh_table = get_table(table.pk)
+        fresh_table = get_table(table.pk)  # read after the match's moves were counted (_finish_match)
+        if game.finished:
+            computer_for = computer_played_for(fresh_table.seats.all())
 
         def snapshot_for(position: int | None) -> dict[str, Any]:
             return snapshot_frame(game, fresh_table, position, next_game or played)
@@ -647,4 +651,5 @@ def _change_messages(game: Game, table: Table, *, seat: int, actor: str, action:
     hand_number = finished_hand["hand_number"] if finished_hand else game.hand_number
     return frames.change_messages(table.pk, table.players, game_version=game.version, hand_number=hand_number,
                                   seat=seat, actor=actor, action=action, played=played, deadline=game.turn_deadline,
-                                  finished_hand=finished_hand, snapshot_for=snapshot_for, spectators=spectators)
+                                  finished_hand=finished_hand, snapshot_for=snapshot_for, spectators=spectators,
+                                  computer_for=computer_for)

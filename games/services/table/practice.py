@@ -2,10 +2,13 @@
 player reads the tour "Come si gioca qui" the turn clock stands still, and when the tour closes
 their turn starts again with its full time (issue 29, item 3: the tour never runs on a clock).
 
-The hold is kept in the cache (Redis in production) for at most HOLD_SECONDS, so a page closed with
-the tour open does not leave the game without a clock for long: the scheduler
-(`autoplay.handle_due`) stops a deadline that comes due while the hold stands, and the page asks for
-the hold again whenever a new deadline reaches it while the tour is open.
+The hold is kept in the cache (Redis in production), owned by the socket of the page that asked
+for it: the scheduler (`autoplay.handle_due`) stops a deadline that comes due while the hold
+stands, and the page asks for the hold again whenever a new deadline reaches it while the tour is
+open. A page closed with the tour open lets the clock go as soon as its socket closes
+(`page_gone`: the turn runs again, with its full time). The cache entry lasts at most HOLD_SECONDS;
+a clock stopped by a hold whose socket's close was never seen (a server process that died) starts
+again when the player's page comes back (it releases a clock it finds stopped on its turn).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ def held(table_id: int) -> bool:
     return bool(cache.get(_KEY.format(table_id)))
 
 
-def hold_clock(*, table_id: int, user, hold: bool) -> None:
-    """`user`, seated at a practice table in play, opened (`hold`) or closed the tour. Raises
+def hold_clock(*, table_id: int, user, hold: bool, socket_id: str = "") -> None:
+    """`user`, seated at a practice table in play, opened (`hold`) or closed the tour from the page
+    whose socket is `socket_id` (the hold's owner, see `page_gone`). Raises
     ServiceError("not_practice") anywhere else and changes nothing."""
     with transaction.atomic():
         table = Table.objects.select_for_update().filter(pk=table_id).first()
@@ -40,7 +44,7 @@ def hold_clock(*, table_id: int, user, hold: bool) -> None:
             raise ServiceError("not_practice")
         game = Game.objects.select_for_update().filter(table_id=table_id, finished=False).first()
         if hold:
-            cache.set(_KEY.format(table_id), 1, timeout=HOLD_SECONDS)
+            cache.set(_KEY.format(table_id), socket_id or "1", timeout=HOLD_SECONDS)
         else:
             cache.delete(_KEY.format(table_id))
         if game is None or game.to_move != mine.position or mine.covered_by_computer:
@@ -57,6 +61,18 @@ def hold_clock(*, table_id: int, user, hold: bool) -> None:
         game.save(update_fields=["turn_deadline", "due_at"])
         frame = frames.clock_frame(game.version, deadline, clock.now().isoformat(), "tour")
         transaction.on_commit(lambda: transport.deliver([(transport.all_group(table_id), frame)]))
+
+
+def page_gone(*, table_id: int, user, socket_id: str) -> None:
+    """The socket of a page that opened the tour closed. If the hold is still that page's (no
+    other page asked for it since), it ends as if the tour had closed: the turn's clock runs again,
+    with its full time, and the scheduler treats the player like anyone who left the table."""
+    if cache.get(_KEY.format(table_id)) != socket_id:
+        return
+    try:
+        hold_clock(table_id=table_id, user=user, hold=False)
+    except ServiceError:
+        cache.delete(_KEY.format(table_id))  # the table is no practice table in play any more
 
 
 def stop_if_held(game: Game) -> bool:

@@ -51,7 +51,7 @@ export function createRenderer(s) {
       const box = seatBox(slot);
       box.dataset.position = pos;
       const toMove = S.inPlay(s, v) && v.to_move === pos;
-      box.classList.toggle("me", pos === s.seat);
+      box.classList.toggle("mine", pos === s.seat); // not "me": that is the hand's section (#me), laid out apart
       box.classList.toggle("to-move", toMove);
       box.classList.toggle("partner-side", s.seat !== null && pos % 2 === S.mySide(s));
       const presence = s.presence.get(pos);
@@ -66,15 +66,23 @@ export function createRenderer(s) {
       const nameText = S.seatName(s, pos) + (partner ? ` ${L.partner}` : "");
       if (name.dataset.text !== nameText) {
         name.dataset.text = nameText;
-        name.replaceChildren(S.seatName(s, pos));
+        // The name may give way to an ellipsis on a small screen: the whole of it stays in the
+        // text (read out) and the title; our own "(tu)" is apart, so it never gives way.
+        name.title = nameText;
+        name.replaceChildren(el("span", "seat-who", S.plainName(s, pos)));
+        if (pos === s.seat) name.append(" ", el("span", "you-tag", `(${L.you || "tu"})`));
         if (partner) name.append(" ", el("small", "partner-tag", L.partner));
       }
-      setText(box.querySelector(".seat-box-count"), cardsText((v.hand_counts || [])[pos] ?? 0));
+      const count = box.querySelector(".seat-box-count");
+      const held = (v.hand_counts || [])[pos] ?? 0;
+      setText(count, cardsText(held));
+      setAttr(count, "data-n", held); // a phone on its side draws the number beside a small card
       // Whether this seat's side has taken its pozzetto (it matters for closing).
       const pozzetto = box.querySelector(".seat-pozzetto");
       const taken = (v.pozzetti || [])[pos % 2] === "taken";
       setHidden(pozzetto, !taken);
       setText(pozzetto, taken ? L.seatPozzetto : "");
+      setAttr(pozzetto, "title", taken ? L.seatPozzetto : null); // where it is drawn as "P ✓"
       setHidden(box.querySelector(".seat-clock"), !(toMove && live === v));
       const covered = box.querySelector(".covered");
       const isCovered = Boolean(presence && presence.covered_by_computer);
@@ -355,7 +363,11 @@ export function createRenderer(s) {
     if (logPinned && log.childElementCount !== before && !logScroll) {
       logScroll = requestAnimationFrame(() => {
         logScroll = 0;
-        log.scrollTop = log.scrollHeight;
+        // The newest line whole at the bottom; one taller than the box is shown from its start.
+        const last = log.lastElementChild;
+        const bottom = log.scrollHeight - log.clientHeight;
+        const start = last ? last.getBoundingClientRect().top - log.getBoundingClientRect().top + log.scrollTop : bottom;
+        log.scrollTop = Math.min(bottom, start);
       });
     }
   }
@@ -473,8 +485,18 @@ export function createRenderer(s) {
     }
     setHidden($("score-lobby"), !frame.match_over);
     setHidden($("score-review"), false);
+    renderComputerFor(frame.computer_for);
     updateScoreNext();
     openDialog(dialog);
+  }
+
+  /** Who never sat down, as the match's last frames name them (the page drew it if it opened later). */
+  function renderComputerFor(names) {
+    const text = S.computerForText(s, names);
+    const line = $("score-computer");
+    if (text === null || !line) return;
+    setText(line, text);
+    setHidden(line, !text);
   }
 
   /** The line under the scoring: whose turn it is in the next hand, with its clock. */
@@ -516,6 +538,7 @@ export function createRenderer(s) {
     setHidden($("score-lobby"), false);
     setHidden($("score-review"), true);
     setHidden($("score-next"), true);
+    renderComputerFor(info.computer_for);
     setText($("score-close"), L.continue);
     const confirm = $("abandon-dialog");
     if (confirm && confirm.open) confirm.close();

@@ -141,6 +141,13 @@ export function titleFor(s, base) {
   return isMyTurn(s) ? `● ${s.L.yourTurn || "Tocca a te"} · ${base}` : base;
 }
 
+/** The scoring's line naming the people who never sat down (the computer played their whole
+ * match: the frames' `computer_for`); "" for nobody, null when the frame does not say. */
+export function computerForText(s, names) {
+  if (!Array.isArray(names)) return null;
+  return names.length ? fmt(s.L.computerFor, { names: names.join(", ") }) : "";
+}
+
 /** The turn line: whose turn, or that the hand or the match is over. */
 export function turnText(s) {
   const v = s.view;
@@ -408,6 +415,7 @@ export function applySnapshot(s, frame, nowMs = Date.now()) {
       totals: v.match ? v.match.totals : frame.totals,
       match_over: v.match ? v.match.finished : Boolean(frame.finished),
       winner_side: v.match ? v.match.winner : null,
+      computer_for: frame.computer_for,
     };
     s.heldView = null;
     s.scoreOpen = true;
@@ -416,7 +424,7 @@ export function applySnapshot(s, frame, nowMs = Date.now()) {
   missedScoring(s, frame, { firstLoad, newHand }, effects);
   const result = frame.result;
   if (frame.finished && result && result.end_reason === "abandoned" && !s.abandonShown) {
-    effects.push({ type: "abandoned", info: { ...result, hand_number: frame.hand_number } });
+    effects.push({ type: "abandoned", info: { ...result, hand_number: frame.hand_number, computer_for: frame.computer_for } });
   }
   if (v) effects.push(...turnEffects(s, before, nowMs));
   if (newHand) effects.push({ type: "newHand" });
