@@ -163,7 +163,8 @@ if REDIS_URL:
     # database too, so a Redis restart logs nobody out.
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # channels' in-memory layer, safe to send to from the embedded worker's and scheduler's threads.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "burraco_site.layers.InMemoryChannelLayer"}}
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

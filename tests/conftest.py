@@ -177,8 +177,9 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen:
-    daphne = [sys.executable, "-m", "burraco_site.asgi_server", "-b", "127.0.0.1", "-p", str(port),
-              "burraco_site.asgi:application"]
+    # Without Redis, the site plus the route the test process relays its frames to (tests/relay.py).
+    app = "burraco_site.asgi:application" if env.get("REDIS_URL") else "tests.live_asgi:application"
+    daphne = [sys.executable, "-m", "burraco_site.asgi_server", "-b", "127.0.0.1", "-p", str(port), app]
     OUTPUT.mkdir(exist_ok=True)
     log = open(OUTPUT / f"daphne-{port}.log", "w")  # noqa: SIM115 (closed with the process)
     process = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)

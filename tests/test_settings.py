@@ -41,7 +41,7 @@ def test_embedded_defaults_without_environment():
     full_env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full_env, capture_output=True, text=True,
                          timeout=60).stdout.split()
-    assert out == ["django.db.backends.sqlite3", "IMMEDIATE", "channels.layers.InMemoryChannelLayer", "memory://",
+    assert out == ["django.db.backends.sqlite3", "IMMEDIATE", "burraco_site.layers.InMemoryChannelLayer", "memory://",
                    "True"]
 
 

@@ -6,9 +6,12 @@ pairs, scheduled starts and the final table."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import timedelta
 
 import pytest
+from django.db import transaction
 from django.utils import translation
 
 from games.bots import choose_action
@@ -51,9 +54,12 @@ def refused(code: str, call, english: str) -> None:
         assert english in again.value.message, again.value.message
 
 
-def play_out(table: Table, rng: random.Random, players: dict[int, object], away: int | None = None) -> Game:
+def play_out(table: Table, rng: random.Random, players: dict[int, object], away: int | None = None,
+             then: Callable[[], object] | None = None) -> Game:
     """Every seat played by its own person (a beginner's choices) until the match ends; the seat
-    `away` by the server instead (logged as "timeout", as when its clock runs out)."""
+    `away` by the server instead (logged as "timeout", as when its clock runs out). `then()`, if
+    given, runs in the transaction of the action that ends the match: no other process sees the
+    match over before it has run."""
     for _ in range(5000):
         game = Game.objects.get(table=table)
         if game.finished:
@@ -62,8 +68,11 @@ def play_out(table: Table, rng: random.Random, players: dict[int, object], away:
         seat = engine.to_move
         action = choose_action(engine.view(seat), "principiante", rng)
         gone = seat == away
-        submit_action(game_id=game.pk, seat=seat, action=action, actor="timeout" if gone else "person",
-                      expected_version=game.version, user=None if gone else players[seat])
+        with transaction.atomic() if then is not None else nullcontext():
+            submit_action(game_id=game.pk, seat=seat, action=action, actor="timeout" if gone else "person",
+                          expected_version=game.version, user=None if gone else players[seat])
+            if then is not None and Game.objects.get(pk=game.pk).finished:
+                then()
     raise AssertionError("the match did not end")
 
 
