@@ -36,6 +36,11 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4409
 CLOSE_ABUSE = 4429
 
+def clock() -> float:
+    """The rate limits' clock (a function, so a test can hold it still)."""
+    return time.monotonic()
+
+
 class TokenBucket:
     """At most `capacity` frames at once, refilled at `rate` per second."""
 
@@ -43,10 +48,10 @@ class TokenBucket:
         self.capacity = capacity
         self.rate = rate
         self.tokens = capacity
-        self.stamp = time.monotonic()
+        self.stamp = clock()
 
     def take(self) -> bool:
-        now = time.monotonic()
+        now = clock()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens >= 1:
@@ -62,11 +67,11 @@ class AbuseScore:
         self.limit = limit
         self.decay = decay
         self.score = 0.0
-        self.stamp = time.monotonic()
+        self.stamp = clock()
 
     def add(self) -> bool:
         """Count one unusable frame; True when the limit is reached."""
-        now = time.monotonic()
+        now = clock()
         self.score = max(0.0, self.score - (now - self.stamp) * self.decay) + 1
         self.stamp = now
         return self.score >= self.limit
