@@ -3,13 +3,17 @@
 The frames (tests/browser/bench_frames.py) are a seeded hand of seat 0's view, fed to the page's
 own frame handler; performance.now() is read around each call, then again after forcing the
 layout, so the figure is the script plus the style and layout work the change costs. Results go
-to test-output/render-times.json (docs/performance.md quotes them).
+to test-output/render-times.json (docs/performance.md quotes them). With RENDER_TRACE=<path>,
+Chromium's trace of the desktop run is written there (layout, style and script per event, to
+find where the time goes before changing anything).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
+from pathlib import Path
 
 import pytest
 
@@ -65,7 +69,12 @@ def test_render_time_per_event(live_site, browser):
         try:
             page.goto(f"{live_site}/tavolo/{table.pk}/")
             wait_version(page, 0)
+            trace = os.environ.get("RENDER_TRACE")  # a path: Chromium's trace of the desktop run goes there
+            if trace and label == "desktop":
+                browser.start_tracing(page=page, categories=["devtools.timeline", "blink", "v8.execute"])
             out = page.evaluate(MEASURE, frames)
+            if trace and label == "desktop":
+                Path(trace).write_bytes(browser.stop_tracing())
             assert out["cards"] == 11  # the next hand's snapshot was drawn last
             results[label] = {"script": _summary(out["script"]), "script_and_layout": _summary(out["total"])}
             assert page.js_errors == []

@@ -398,14 +398,6 @@ describe("layout", () => {
     assert.deepEqual(S.fanLayout(1, 300, 46), { rows: 1, perRow: 1, step: 52 });
   });
 
-  test("a fan place is a column and a row", () => {
-    const f = S.fanLayout(35, 380, 46, { minStep: 18 });
-    assert.deepEqual(S.fanPlace(f, 0), { col: 0, row: 0 });
-    assert.deepEqual(S.fanPlace(f, 17), { col: 17, row: 0 });
-    assert.deepEqual(S.fanPlace(f, 18), { col: 0, row: 1 });
-    assert.deepEqual(S.fanPlace(f, 34), { col: 16, row: 1 });
-  });
-
   test("a badge counts what arrived in a closed pane and clears when it opens", () => {
     const s = S.createState({ seat: 0, players: 2, seats: SEATS, labels: LABELS });
     assert.equal(S.noteNew(s, "chat", false), 1);

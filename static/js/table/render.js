@@ -215,19 +215,18 @@ export function createRenderer(s) {
       pickedKey = (fresh || items.find((i) => i.card === picked) || {}).key ?? null;
     }
     const handBox = $("hand");
+    // The fan is the hand's grid (table.css): its columns are the fan's step, so the cards place
+    // themselves, in rows when one would hide a corner. Only the hand's own three properties change
+    // as it grows (they are not inherited): no card is restyled because another came or went.
     const fan = S.fanLayout(items.length, sizes.hand || 320, sizes.cw, { maxStep: sizes.cw + 6, minStep: sizes.fan });
-    setStyle(handBox, "--rows", String(Math.max(1, fan.rows)));
-    let index = 0;
+    setStyle(handBox, "--hand-rows", String(Math.max(1, fan.rows)));
+    setStyle(handBox, "--hand-cols", String(Math.max(1, fan.perRow)));
+    setStyle(handBox, "--hand-step", `${fan.step}px`);
     keyed(handBox, items, (i) => (live ? i.key : `held-${i.key}`), (i) => {
       const face = cardFace(i.card, { tag: "button", labels: L });
       face.type = "button";
       return face;
     }, (face, i) => {
-      // Its place in the fan: a column and a row (the fan closes up as the hand grows).
-      const place = S.fanPlace(fan, index);
-      index += 1;
-      setStyle(face, "--x", `${place.col * fan.step}px`);
-      setStyle(face, "--row", String(place.row));
       // Only what changed is written: an attribute set to the same value still costs a style pass.
       const selected = live && s.selected.has(i.key);
       const isPicked = i.key === pickedKey;

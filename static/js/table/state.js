@@ -622,12 +622,6 @@ export function fanLayout(count, width, card, { maxStep = card + 6, minStep = 18
   return { rows, perRow, step: Math.max(0, step) };
 }
 
-/** Where card `i` of a fan sits: its column and row. */
-export function fanPlace(layout, i) {
-  if (!layout.perRow) return { col: 0, row: 0 };
-  return { col: i % layout.perRow, row: Math.floor(i / layout.perRow) };
-}
-
 export const PANES = ["score", "log", "chat", "rules", "more"];
 
 /** Something new arrived in a side pane (a move in the log, a chat phrase): counted as unread
