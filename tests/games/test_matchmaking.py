@@ -122,6 +122,7 @@ def seated(table_id: int) -> list[str]:
 # ----------------------------------------------------------------------------- real sockets
 
 
+@pytest.mark.alone
 async def test_two_players_queue_and_are_at_one_table_within_two_seconds(app):
     anna, bruno = await people("anna", "bruno")
     a, b = await lobby(app, anna), await lobby(app, bruno)
@@ -300,6 +301,7 @@ def test_nobody_comes_and_who_opted_in_plays_the_computer_unrated():
     assert QueueEntry.objects.get(user=bruno).status == "waiting"
 
 
+@pytest.mark.alone
 def test_two_hundred_players_queue_at_once_and_are_all_matched_within_five_seconds_none_twice():
     """Through the service the socket calls, from eight threads at once, with a scheduler ticking
     beside them as in a worker; 120 people for one against one in two presets, 80 for pairs."""

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 HELD_FOR = 60  # real seconds the killed worker was to wait before the computer's move
 
 
+@pytest.mark.alone
 def test_a_new_worker_plays_the_move_a_killed_worker_held(timers, transactional_db, settings):
     user = make_user("vera")
     table = seating.create_table(creator=user, ruleset=Ruleset.preset("mano_unica", players=2, target=None))
