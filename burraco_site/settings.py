@@ -11,6 +11,7 @@ import os
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.utils.translation import gettext_lazy as _
@@ -143,15 +144,22 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Channels and Celery ------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
-if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "max_connections": 1000}],
-            },
-        }
+
+
+def redis_channel_layer(url: str) -> dict:
+    """The channel layer on the Redis at `url`. Redis has one Pub/Sub space for all its
+    databases: the groups are named after the database the URL picks, so two sites on one Redis
+    (or two workers of a parallel test run, each on a database of its own) never hear each
+    other's frames."""
+    database = urlsplit(url).path.strip("/") or "0"
+    return {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [{"address": url, "max_connections": 1000}], "prefix": f"asgi-db{database}"},
     }
+
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
     CACHES = {
         "default": {

@@ -59,3 +59,35 @@ def test_production_services_from_environment():
                          timeout=60).stdout.split()
     assert out == ["django.db.backends.postgresql", "0", "True", "channels_redis.pubsub.RedisPubSubChannelLayer",
                    "redis://cache.example:6379/0", "False"]
+
+
+async def test_two_redis_databases_never_hear_each_others_groups():
+    """Redis's Pub/Sub ignores the database number: before the channel layer named its groups
+    after it, a parallel test run's worker on database 2 delivered its lobby's frames to the pages
+    of the worker on database 1 (a table of the same id vanished from the other's lobby)."""
+    import asyncio
+    from urllib.parse import urlsplit, urlunsplit
+
+    import pytest
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    from burraco_site.settings import redis_channel_layer
+
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        pytest.skip("the Redis channel layer needs REDIS_URL (CI sets it)")
+    parts = urlsplit(url)
+    database = int(parts.path.strip("/") or 0)
+    other = urlunsplit(parts._replace(path=f"/{15 if database != 15 else 14}"))
+    mine, same, theirs = (RedisPubSubChannelLayer(**redis_channel_layer(u)["CONFIG"]) for u in (url, url, other))
+    try:
+        channel = await mine.new_channel()
+        await mine.group_add("lobby", channel)
+        await same.group_send("lobby", {"type": "probe", "n": 0})
+        assert (await asyncio.wait_for(mine.receive(channel), 5))["n"] == 0  # subscribed, and heard
+        await theirs.group_send("lobby", {"type": "probe", "n": 1})  # sent first, on the other database
+        await same.group_send("lobby", {"type": "probe", "n": 2})
+        assert (await asyncio.wait_for(mine.receive(channel), 5))["n"] == 2
+    finally:
+        for layer in (mine, same, theirs):
+            await layer.flush()
