@@ -243,6 +243,8 @@ def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label,
             page.click("#btn-discard")
             page.locator("#score-dialog[open]").wait_for()
             assert_fits(page, "scoring")
+            # Each name heading the scoring reads whole on one line (the "(tu)" may go below it).
+            assert page.evaluate(NAMES_ON_ONE_LINE) == [], "a name in the scoring's head broken across lines"
             page.wait_for_timeout(400)  # the discarded card's flight (320 ms) has landed
             shot(page, screenshot_dir, f"{players}p-{label}-score")
             if label in ("1280x800", "390x844"):
@@ -251,6 +253,18 @@ def test_a_card_table_on_every_screen(live_site, browser, screenshot_dir, label,
         finally:
             context.close()
 
+
+# The score table's name headings whose name (the text before " (") spans more than one line.
+NAMES_ON_ONE_LINE = """() => [...document.querySelectorAll('#score-table thead th')].flatMap((th) => {
+  const text = th.firstChild;
+  if (!text || text.nodeType !== Node.TEXT_NODE || !text.data.trim()) return [];
+  const end = text.data.indexOf(" (") >= 0 ? text.data.indexOf(" (") : text.data.length;
+  const range = document.createRange();
+  range.setStart(text, 0);
+  range.setEnd(text, end);
+  const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+  return tops.size > 1 ? [text.data] : [];
+})"""
 
 # 143 lines in the move log, and for lines 1, 10, 137 and 143: the number CSS draws, whether
 # the line starts inside the log's box, and the width the number gets.
