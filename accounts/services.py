@@ -16,6 +16,10 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games.live import clock
+from games.services.errors import ServiceError
+from games.services.lobby import departures
+
 from .models import User
 from .selectors import deleted_name, email_taken
 from .validators import validate_username
@@ -172,11 +176,6 @@ def user_delete(*, user: User, password: str) -> None:
     anonymous, so every game keeps its seat: the name becomes "giocatore eliminato N", the
     address a reserved one that receives nothing, the password unusable, the account inactive
     (no log-in, no search, no challenge, no profile page)."""
-    # The game side is below accounts' edges but above its model: imported here, where used.
-    from games.live import clock
-    from games.services.errors import ServiceError
-    from games.services.lobby import departures
-
     if not user.check_password(password or ""):
         raise AccountError("wrong_password", _("La password non è giusta: l'account non è stato eliminato."))
     with transaction.atomic():

@@ -45,6 +45,8 @@ def _start_scheduler(**kwargs) -> None:
     from django.conf import settings
 
     if settings.SCHEDULER_IN_WORKER:
+        # Here: this module is loaded with the settings, before Django's apps (and so the
+        # services' models) can be imported.
         from games.services import scheduler
 
         scheduler.start_in_background()

@@ -13,6 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
+from accounts.selectors import is_deleted_name
 from games.selectors.challenges import challenge_presets
 from games.selectors.history import player_recent_games
 from games.selectors.ratings import profile_ratings, rating_chart
@@ -119,8 +120,6 @@ def challenge_button(context, username: str, compact: bool = False) -> dict:
 
     request = context.get("request")
     viewer = getattr(request, "user", None)
-    from accounts.selectors import is_deleted_name
-
     show = bool(viewer is not None and viewer.is_authenticated and viewer.get_username() != username
                 and not is_deleted_name(username))
     return {
