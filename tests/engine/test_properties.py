@@ -194,14 +194,20 @@ def test_random_hands(name, players):
     assert ends["closed"] > 0  # the random player does finish hands by closing
 
 
+# 1,667 seeds in four parts, so a parallel run (CI's `-m slow`) spreads the six minutes they take.
+SEED_PARTS = [range(start, min(1667, start + 417)) for start in range(0, 1667, 417)]
+
+
 @pytest.mark.slow
-def test_ten_thousand_random_hands():
+@pytest.mark.parametrize("seeds", SEED_PARTS, ids=lambda part: f"seeds-{part.start}-{part.stop - 1}")
+def test_ten_thousand_random_hands(seeds):
     hands = 0
-    for seed in range(1667):
+    for seed in seeds:
         for name, players in CONFIGS:
             play_checked(name, players, 10_000 + seed, thorough=seed % 10 == 0)
             hands += 1
-    assert hands >= 10_000
+    assert hands == len(seeds) * len(CONFIGS)
+    assert sum(len(part) for part in SEED_PARTS) * len(CONFIGS) >= 10_000  # the parts, together
 
 
 def test_a_whole_match_to_505():
