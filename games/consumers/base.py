@@ -36,6 +36,7 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4409
 CLOSE_ABUSE = 4429
 
+
 def clock() -> float:
     """The rate limits' clock (a function, so a test can hold it still)."""
     return time.monotonic()
