@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,7 +58,7 @@ def pytest_runtest_protocol(item, nextitem):
     if not uid:
         return (yield)
     alone = item.get_closest_marker("alone") is not None
-    folder = Path(os.environ.get("TMPDIR", "/tmp")) / f"burraco-tests-{uid}"
+    folder = Path(tempfile.gettempdir()) / f"burraco-tests-{uid}"
     folder.mkdir(exist_ok=True)
     with open(folder / "turnstile", "a") as turnstile, open(folder / "running", "a") as running:
         fcntl.flock(turnstile, fcntl.LOCK_EX)
