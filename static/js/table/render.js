@@ -342,6 +342,7 @@ export function createRenderer(s) {
     }, { passive: true });
   }
   let logScroll = 0;
+  const drawnLines = new WeakMap(); // li -> the line, its number and our seat when it was drawn
 
   function renderLog() {
     const log = logBox;
@@ -352,6 +353,10 @@ export function createRenderer(s) {
     let n = 0;
     keyed(log, lines, (line) => line.version, () => el("li"), (li, line) => {
       n += 1;
+      // A line already drawn as it stands is left alone: an event costs one line, not the log.
+      const was = drawnLines.get(li);
+      if (was && was.line === line && was.n === n && was.seat === s.seat) return;
+      drawnLines.set(li, { line, n, seat: s.seat });
       // The number is drawn by CSS (li::before), wide enough for "143.", not cut by the list's margin.
       setAttr(li, "data-n", line.empty ? null : `${n}.`);
       setText(li, line.text);
