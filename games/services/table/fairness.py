@@ -1,0 +1,32 @@
+"""Fair deals at a table (docs/fairness.md): the secret seed each deal is shuffled from, and the
+players' client seeds mixed into it.
+
+The seed is drawn here, handed to the engine (which records only its hash and the client seeds
+in the deal) and stored by the caller on the `Hand` row; it leaves the server only once the hand
+is over (games/selectors/fairness.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from games.engine import FairSeed
+from games.engine.deal import clean_client_seed
+from games.models import Seat
+
+
+def draw_for(seats: Iterable[Seat]) -> FairSeed:
+    """A fresh seed for the next deal at these seats, with the client seed each person's seat
+    holds now (a computer's or an empty seat's is "")."""
+    ordered = sorted(seats, key=lambda s: s.position)
+    return FairSeed.draw([s.client_seed if s.user_id is not None else "" for s in ordered])
+
+
+def set_client_seed(*, table_id: int, position: int | None, user, text) -> bool:
+    """A seated person's own entropy, mixed into the table's next deal (the hand in play was
+    dealt already). Raises `IllegalMove("bad_client_seed")` for a text the construction does not
+    take; True when a seat of `user` took it (a spectator's is ignored)."""
+    seed = clean_client_seed(text)
+    if position is None or user is None or not user.is_authenticated:
+        return False
+    return bool(Seat.objects.filter(table_id=table_id, position=position, user=user).update(client_seed=seed))
