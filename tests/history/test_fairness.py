@@ -160,7 +160,7 @@ def test_the_verify_form_rebuilds_a_pasted_deal():
     bad = client.get(url, {"seme": "xyz", "client": "", "impronta": "", "giocatori": 2})
     assert 'data-code="bad_seed"' in bad.content.decode()
     english = client.get(url, {"seme": "00" * 32, "client": "\nciao", "giocatori": 4}, HTTP_ACCEPT_LANGUAGE="en")
-    assert english.status_code == 200
+    assert english.status_code == 200 and "Check a seed" in english.content.decode()
 
 
 def test_client_seeds_are_checked_and_kept_per_seat(monkeypatch):
