@@ -75,7 +75,7 @@ class Seat(models.Model):
     own_moves = models.PositiveIntegerField(default=0)
     # The player's own entropy for the next deal (sent with `hello`, docs/fairness.md): public,
     # recorded in each deal it went into; "" when none was given.
-    client_seed = models.CharField(max_length=64, blank=True, default="")
+    client_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [
@@ -160,7 +160,7 @@ class Hand(models.Model):
     # The secret seed the deal was shuffled from (64 hex digits; "" for a hand dealt before fair
     # deals). Its hash is in `deal["commitment"]`; the seed itself is read only once the hand is
     # over (games/selectors/fairness.py), never while it is played (docs/fairness.md).
-    seed = models.CharField(max_length=64, blank=True, default="")
+    seed = models.CharField(max_length=64, blank=True, default="", db_default="")
     score = models.JSONField(null=True, blank=True)  # engine score() per side, once the hand is over
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -19,7 +19,7 @@ from games.models import Game, Hand, Seat
 from games.selectors.fairness import game_fairness
 from games.services.play.play import submit_action
 from games.services.table import fairness
-from tests.games.helpers import engine_of, make_user, random_legal, started_table, without_timers
+from tests.games.helpers import engine_of, logged_in, make_user, random_legal, started_table, without_timers
 
 pytestmark = pytest.mark.django_db
 
@@ -179,3 +179,21 @@ def test_client_seeds_are_checked_and_kept_per_seat(monkeypatch):
     second = Hand.objects.get(game=game, number=2)
     assert second.deal["commitment"]["client_seeds"] == ["", "ida"]
     assert FairSeed.from_hex(second.seed, ["", "ida"]).hash == engine_of(game).commitment
+
+
+def test_a_seed_in_the_settings_goes_into_every_deal(monkeypatch):
+    """The settings page's seed is mixed into the deals of the player's tables; a seat's own from
+    `hello` comes before it; a bad one is refused by the form."""
+    without_timers(monkeypatch)
+    users = [make_user("lia"), make_user("max")]
+    url = reverse("accounts:settings")
+    saved = logged_in(users[0]).post(url, {"language": "it", "sound_on": "on", "client_seed": "lia-seme"})
+    assert saved.status_code == 302
+    refused = logged_in(users[1]).post(url, {"language": "it", "client_seed": "due parole"})
+    assert refused.status_code == 200 and "senza spazi" in refused.content.decode()
+    table = started_table(users, target=2005)
+    hand = Hand.objects.get(game__table=table, number=1)
+    assert hand.deal["commitment"]["client_seeds"] == ["lia-seme", ""]
+    assert FairSeed.from_hex(hand.seed, ["lia-seme", ""]).hash == hand.deal["commitment"]["hash"]
+    Seat.objects.filter(table=table, position=0).update(client_seed="dal-tavolo")
+    assert fairness.draw_for(Seat.objects.filter(table=table)).client_seeds == ("dal-tavolo", "")

@@ -10,16 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from games.engine import FairSeed
+from django.contrib.auth import get_user_model
+
+from games.engine import FairSeed, IllegalMove
 from games.engine.deal import clean_client_seed
 from games.models import Seat
 
 
 def draw_for(seats: Iterable[Seat]) -> FairSeed:
-    """A fresh seed for the next deal at these seats, with the client seed each person's seat
-    holds now (a computer's or an empty seat's is "")."""
+    """A fresh seed for the next deal at these seats, with each person's client seed: the one
+    their seat got with `hello`, else the one in their settings (a computer's or an empty seat's
+    is ""). A text the construction would not take counts as none: a deal is never refused."""
     ordered = sorted(seats, key=lambda s: s.position)
-    return FairSeed.draw([s.client_seed if s.user_id is not None else "" for s in ordered])
+    people = [s.user_id for s in ordered if s.user_id is not None and not s.client_seed]
+    settings = dict(get_user_model().objects.filter(pk__in=people).values_list("pk", "client_seed")) if people else {}
+    return FairSeed.draw([_usable(s.client_seed or settings.get(s.user_id, "")) if s.user_id is not None else ""
+                          for s in ordered])
+
+
+def _usable(text: str) -> str:
+    try:
+        return clean_client_seed(text)
+    except IllegalMove:
+        return ""
 
 
 def set_client_seed(*, table_id: int, position: int | None, user, text) -> bool:
