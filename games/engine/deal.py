@@ -245,7 +245,7 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
         return DealCheck("bad_hash", fair.hash)
     if fair.hash != announced_hash.strip().lower():
         return DealCheck("hash_mismatch", fair.hash)
-    derived = lay_out(cards_text(fair.deck()), len(deal["hands"]))
+    derived = lay_out(cards_text(fair.deck()), len(deal.get("hands") or []) or 2)
     mismatches = []
     compared = 0
     for pile in ("hands", "pozzetti", "discard", "stock"):
