@@ -177,7 +177,12 @@ CHECK_MESSAGES: dict[str, str] = {
     "bad_seed": gettext_noop("Il seme non è valido: servono 64 cifre esadecimali"),
     "bad_client_seed": gettext_noop("Un seme dei giocatori non è valido"),
     "bad_hash": gettext_noop("L'impronta non è valida: servono 64 cifre esadecimali"),
-    "hash_mismatch": gettext_noop("Il seme non ha l'impronta SHA-256 annunciata all'inizio della mano"),
+    "hash_mismatch": gettext_noop(
+        "L'impronta registrata non è quella del seme, che pure distribuisce proprio le carte giocate: "
+        "è l'impronta a essere cambiata"),
+    "seed_mismatch": gettext_noop(
+        "Il seme pubblicato non ha l'impronta annunciata all'inizio della mano e non distribuisce le carte "
+        "giocate: non è il seme di questa mano"),
     "card_mismatch": gettext_noop("Le carte registrate non sono quelle che il seme distribuisce"),
 }
 
@@ -217,6 +222,12 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
                announced_hash: Any = None) -> DealCheck:
     """Rebuild a deal from its published seed and compare it card by card with the recorded one.
 
+    The verdict: ``ok``; ``card_mismatch`` (the seed has the announced hash, some recorded card
+    differs); ``seed_mismatch`` (the seed has another hash and deals other cards: not this hand's
+    seed); ``hash_mismatch`` (the seed deals exactly the recorded cards but the recorded hash is
+    not its own); ``bad_seed``, ``bad_client_seed``, ``bad_hash`` (unreadable input);
+    ``no_commitment`` (a hand dealt without one).
+
     ``client_seeds`` and ``announced_hash`` default to the ones the deal recorded (its
     ``commitment``); a deal with no commitment is ``no_commitment``, never an error.
 
@@ -225,7 +236,9 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
     >>> g = Game.new(Ruleset.preset("classico"), fair=fair)
     >>> check_deal(g.deal, fair.seed_hex).code
     'ok'
-    >>> check_deal(g.deal, "cd" * 32).code
+    >>> check_deal(g.deal, "cd" * 32).code                              # another seed
+    'seed_mismatch'
+    >>> check_deal(g.deal, fair.seed_hex, announced_hash="00" * 32).code  # another hash
     'hash_mismatch'
     >>> check_deal(Game.new(Ruleset.preset("classico")).deal, "ab" * 32).code
     'no_commitment'
@@ -243,8 +256,6 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
         return DealCheck(refused.code)
     if not isinstance(announced_hash, str) or not _HASH_HEX.fullmatch(announced_hash.strip().lower()):
         return DealCheck("bad_hash", fair.hash)
-    if fair.hash != announced_hash.strip().lower():
-        return DealCheck("hash_mismatch", fair.hash)
     derived = lay_out(cards_text(fair.deck()), len(deal.get("hands") or []) or 2)
     mismatches = []
     compared = 0
@@ -262,4 +273,9 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
                 b = got[index] if index < len(got) else None
                 if a != b:
                     mismatches.append(Mismatch(pile, owner if grouped else None, index, b, a))
-    return DealCheck("card_mismatch" if mismatches else "ok", fair.hash, compared, tuple(mismatches))
+    if fair.hash != announced_hash.strip().lower():
+        # Which side is wrong: a seed that deals the recorded cards points at the hash.
+        code = "seed_mismatch" if mismatches else "hash_mismatch"
+    else:
+        code = "card_mismatch" if mismatches else "ok"
+    return DealCheck(code, fair.hash, compared, tuple(mismatches))

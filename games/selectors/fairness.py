@@ -112,6 +112,8 @@ class PastedCheck:
 
     @property
     def message(self) -> str:
+        if self.code == "hash_mismatch":  # nothing recorded here: only the seed and the hash disagree
+            return _("Il seme non ha l'impronta indicata")
         return verdict_text(self.code)
 
 

@@ -125,7 +125,7 @@ def test_check_deal_accepts_the_deal_and_refuses_each_tampering(players):
         assert {(m.pile, m.owner, m.index) for m in verdict.mismatches} == {("hands", 1, 3), ("stock", None, 5)}
 
     other = FairSeed.draw()
-    assert check_deal(deal, other.seed_hex).code == "hash_mismatch"  # a different seed
+    assert check_deal(deal, other.seed_hex).code == "seed_mismatch"  # a different seed
     hashed = json.loads(json.dumps(deal))
     hashed["commitment"]["hash"] = other.hash
     assert check_deal(hashed, fair.seed_hex).code == "hash_mismatch"  # a different hash

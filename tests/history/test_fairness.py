@@ -80,8 +80,8 @@ def tamper(game: Game, how: str) -> None:
 
 TAMPERING = [
     ("card", "Le carte registrate non sono quelle che il seme distribuisce"),
-    ("hash", "Il seme non ha l'impronta SHA-256 annunciata"),
-    ("seed", "Il seme non ha l'impronta SHA-256 annunciata"),
+    ("hash", "è l'impronta a essere cambiata"),
+    ("seed", "non è il seme di questa mano"),
     ("client", "Le carte registrate non sono quelle che il seme distribuisce"),
 ]
 
