@@ -161,6 +161,9 @@ class Hand(models.Model):
     # deals). Its hash is in `deal["commitment"]`; the seed itself is read only once the hand is
     # over (games/selectors/fairness.py), never while it is played (docs/fairness.md).
     seed = models.CharField(max_length=64, blank=True, default="", db_default="")
+    # The seed already drawn for the next hand, its hash announced in this deal's commitment
+    # (`next_hash`): it becomes the next Hand's `seed`, and is as secret as that one.
+    next_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
     score = models.JSONField(null=True, blank=True)  # engine score() per side, once the hand is over
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

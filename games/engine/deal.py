@@ -126,9 +126,16 @@ def commitment_of(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+def new_seed() -> bytes:
+    """32 bytes from :mod:`secrets`: a server seed."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
 @dataclass(frozen=True, slots=True)
 class FairSeed:
-    """The server's secret seed for one hand, with the client seeds mixed into it.
+    """The server's secret seed for one hand, with the client seeds mixed into it, and the hash of
+    the seed already drawn for the next hand (``next_hash``), announced with this one so that the
+    next seed is fixed before the players choose the client seeds that go with it.
 
     >>> a = FairSeed.draw(["", "x"])
     >>> len(a.seed_hex), len(a.hash), a.client_seeds
@@ -139,10 +146,14 @@ class FairSeed:
 
     seed: bytes
     client_seeds: tuple[str, ...] = ()
+    next_hash: str | None = None
 
     @classmethod
-    def draw(cls, client_seeds: Sequence[str] = ()) -> FairSeed:
-        return cls(secrets.token_bytes(SEED_BYTES), tuple(clean_client_seed(s) for s in client_seeds))
+    def draw(cls, client_seeds: Sequence[str] = (), *, seed: bytes | None = None,
+             next_hash: str | None = None) -> FairSeed:
+        """A fresh seed (or ``seed``, drawn earlier) with these client seeds."""
+        return cls(seed if seed is not None else new_seed(), tuple(clean_client_seed(s) for s in client_seeds),
+                   next_hash)
 
     @classmethod
     def from_hex(cls, seed_hex: Any, client_seeds: Sequence[str] = ()) -> FairSeed:
@@ -165,8 +176,12 @@ class FairSeed:
         return shuffled(self.seed, self.client_seeds)
 
     def commitment(self) -> dict[str, Any]:
-        """What the deal records (and every seat may see): the hash and the client seeds."""
-        return {"version": VERSION, "hash": self.hash, "client_seeds": list(self.client_seeds)}
+        """What the deal records (and every seat may see): the hash, the client seeds and the
+        next hand's hash when one was drawn."""
+        recorded: dict[str, Any] = {"version": VERSION, "hash": self.hash, "client_seeds": list(self.client_seeds)}
+        if self.next_hash is not None:
+            recorded["next_hash"] = self.next_hash
+        return recorded
 
 
 # ----------------------------------------------------------------------------- checking a deal
@@ -180,6 +195,8 @@ CHECK_MESSAGES: dict[str, str] = {
     "hash_mismatch": gettext_noop(
         "L'impronta registrata non è quella del seme, che pure distribuisce proprio le carte giocate: "
         "è l'impronta a essere cambiata"),
+    "chain_mismatch": gettext_noop(
+        "L'impronta di questa mano non è quella che la mano precedente aveva annunciato per lei"),
     "seed_mismatch": gettext_noop(
         "Il seme pubblicato non ha l'impronta annunciata all'inizio della mano e non distribuisce le carte "
         "giocate: non è il seme di questa mano"),
@@ -219,14 +236,15 @@ class DealCheck:
 
 
 def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] | None = None,
-               announced_hash: Any = None) -> DealCheck:
+               announced_hash: Any = None, *, announced_before: str | None = None) -> DealCheck:
     """Rebuild a deal from its published seed and compare it card by card with the recorded one.
 
     The verdict: ``ok``; ``card_mismatch`` (the seed has the announced hash, some recorded card
     differs); ``seed_mismatch`` (the seed has another hash and deals other cards: not this hand's
     seed); ``hash_mismatch`` (the seed deals exactly the recorded cards but the recorded hash is
     not its own); ``bad_seed``, ``bad_client_seed``, ``bad_hash`` (unreadable input);
-    ``no_commitment`` (a hand dealt without one).
+    ``no_commitment`` (a hand dealt without one); ``chain_mismatch`` (all of that holds, but the
+    hash is not ``announced_before``, the ``next_hash`` the previous hand announced for this one).
 
     ``client_seeds`` and ``announced_hash`` default to the ones the deal recorded (its
     ``commitment``); a deal with no commitment is ``no_commitment``, never an error.
@@ -278,4 +296,6 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
         code = "seed_mismatch" if mismatches else "hash_mismatch"
     else:
         code = "card_mismatch" if mismatches else "ok"
+    if code == "ok" and announced_before is not None and fair.hash != announced_before:
+        code = "chain_mismatch"
     return DealCheck(code, fair.hash, compared, tuple(mismatches))

@@ -263,6 +263,12 @@ class Game:
         return recorded.get("hash") if isinstance(recorded, dict) else None
 
     @property
+    def next_commitment(self) -> str | None:
+        """The SHA-256 of the seed already drawn for the next hand (docs/fairness.md), or None."""
+        recorded = self._deal.get("commitment")
+        return recorded.get("next_hash") if isinstance(recorded, dict) else None
+
+    @property
     def hand_over(self) -> bool:
         return self.phase == OVER
 
@@ -362,6 +368,7 @@ class Game:
             "match": self.match.to_dict() if over else None,
             "version": len(self.actions),
             "commitment": self.commitment,
+            "next_commitment": self.next_commitment,
         }
         return view
 

@@ -32,6 +32,8 @@ class HandFairness:
     code: str  # a key of engine CHECK_MESSAGES, or IN_PLAY
     compared: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
+    announced_before: str | None = None  # this hand's hash as the hand before announced it
+    next_hash: str | None = None  # the hash this hand announced for the next one
 
     @property
     def ok(self) -> bool:
@@ -76,30 +78,46 @@ def _is_over(hand: Hand, game: Game) -> bool:
     return hand.finished_at is not None or game.finished
 
 
-def hand_fairness(hand: Hand, game: Game) -> HandFairness:
-    """The commitment of one hand and, once it is over, the check of its deal."""
+def _commitment(hand: Hand) -> dict[str, Any]:
     recorded = hand.deal.get("commitment") if isinstance(hand.deal, dict) else None
-    commitment = recorded if isinstance(recorded, dict) else {}
+    return recorded if isinstance(recorded, dict) else {}
+
+
+def hand_fairness(hand: Hand, game: Game, announced_before: str | None = None) -> HandFairness:
+    """The commitment of one hand and, once it is over, the check of its deal (and of its hash
+    against `announced_before`, the next hand's hash that the hand before announced)."""
+    commitment = _commitment(hand)
     over = _is_over(hand, game)
     found = HandFairness(hand.number, over, commitment.get("hash"), list(commitment.get("client_seeds", [])),
-                         None, "no_commitment")
+                         None, "no_commitment", announced_before=announced_before,
+                         next_hash=commitment.get("next_hash"))
     if not commitment:
+        return found
+    if announced_before is not None and found.hash != announced_before:
+        found.code = "chain_mismatch"  # hashes only: seen even while the hand is played
         return found
     if not over:
         found.code = IN_PLAY
         return found
     found.seed = hand.seed
-    verdict = check_deal(hand.deal, hand.seed)
+    verdict = check_deal(hand.deal, hand.seed, announced_before=announced_before)
     found.code, found.compared, found.mismatches = verdict.code, verdict.compared, list(verdict.mismatches)
     return found
 
 
 def game_fairness(game: Game, number: int | None = None) -> list[HandFairness]:
-    """Every hand of a game (or hand `number` only), in order."""
-    hands = Hand.objects.filter(game=game).order_by("number")
+    """Every hand of a game (or hand `number` only), in order. The next hand's seed, drawn ahead,
+    is never read here: only its hash, from the deal."""
+    hands = Hand.objects.filter(game=game).defer("next_seed").order_by("number")
     if number is not None:
-        hands = hands.filter(number=number)
-    return [hand_fairness(hand, game) for hand in hands]
+        hands = hands.filter(number__in=(number - 1, number))
+    found = []
+    announced = None
+    for hand in hands:
+        if number is None or hand.number == number:
+            found.append(hand_fairness(hand, game, announced))
+        announced = _commitment(hand).get("next_hash")
+    return found
 
 
 @dataclass

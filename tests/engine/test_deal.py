@@ -92,6 +92,16 @@ def test_a_fair_game_records_the_hash_and_never_the_seed():
     assert after.commitment == fair.hash
 
 
+def test_the_next_hands_hash_is_announced_and_checked():
+    upcoming = FairSeed.draw()
+    fair = FairSeed.draw(["", ""], next_hash=upcoming.hash)
+    game = Game.new(Ruleset.preset("classico"), fair=fair)
+    assert game.view(1)["next_commitment"] == game.deal["commitment"]["next_hash"] == upcoming.hash
+    following = Game.new(Ruleset.preset("classico"), fair=FairSeed.draw(["", ""], seed=upcoming.seed)).deal
+    assert check_deal(following, upcoming.seed_hex, announced_before=upcoming.hash).ok
+    assert check_deal(following, upcoming.seed_hex, announced_before=fair.hash).code == "chain_mismatch"
+
+
 def test_an_unseeded_game_has_no_commitment():
     game = Game.new(Ruleset.preset("classico", players=4))
     assert game.commitment is None and game.view(0)["commitment"] is None

@@ -112,16 +112,19 @@ def seed_forms(seed_hex: str) -> list[str]:
 
 
 def check_fairness(frame: dict[str, Any], seeds: dict[int, str]) -> None:
-    """No frame carries any hand's seed (`seeds`: hand number → seed; the hands in play and the one
-    just dealt); a view carries its hand's commitment, the seed's SHA-256, and nothing else of it."""
+    """No frame carries any hand's seed (`seeds`: hand number → seed, the next hand's drawn ahead
+    included); a view carries its hand's commitment and the next hand's, the seeds' SHA-256, and
+    nothing else of them."""
     text = json.dumps(frame)
     for number, seed in seeds.items():
         for form in seed_forms(seed):
             assert form not in text, f"{frame['type']} carries the seed of hand {number}"
     view = frame.get("view")
     if view is not None:
-        seed = seeds[view["hand_number"] + 1]
-        assert view["commitment"] == hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+        number = view["hand_number"] + 1
+        assert view["commitment"] == hashlib.sha256(bytes.fromhex(seeds[number])).hexdigest()
+        if number + 1 in seeds:
+            assert view["next_commitment"] == hashlib.sha256(bytes.fromhex(seeds[number + 1])).hexdigest()
 
 
 def play_and_audit(monkeypatch, players: int, seed: int, target=None, max_hands: int = 1) -> tuple[int, Game]:
@@ -139,7 +142,10 @@ def play_and_audit(monkeypatch, players: int, seed: int, target=None, max_hands:
 
     def audit(frames, played: EngineGame, fresh: EngineGame) -> int:
         count = 0
-        seeds = dict(Hand.objects.filter(game=game).values_list("number", "seed"))
+        seeds = {}
+        for number, seed, upcoming in Hand.objects.filter(game=game).values_list("number", "seed", "next_seed"):
+            seeds[number] = seed
+            seeds[number + 1] = upcoming  # the next hand's, drawn ahead: as secret
         for group, frame in frames:
             check_fairness(frame, seeds)
             if group in seat_groups or group == public:

@@ -181,6 +181,29 @@ def test_client_seeds_are_checked_and_kept_per_seat(monkeypatch):
     assert FairSeed.from_hex(second.seed, ["", "ida"]).hash == engine_of(game).commitment
 
 
+def test_each_hand_announces_the_next_hands_hash(monkeypatch):
+    """The seed of hand 2 was drawn with hand 1 and its hash shown then, before the client seeds
+    that go with it; a hand whose hash is not the one announced says so, even while played."""
+    without_timers(monkeypatch)
+    users = [make_user("olga"), make_user("pino")]
+    table = started_table(users, target=2005)
+    game = Game.objects.get(table=table)
+    first = Hand.objects.get(game=game, number=1)
+    announced = first.deal["commitment"]["next_hash"]
+    assert engine_of(game).next_commitment == announced == FairSeed.from_hex(first.next_seed).hash
+    play_to(game, users, random.Random(4), until_hand=2)
+    second = Hand.objects.get(game=game, number=2)
+    assert second.seed == first.next_seed and engine_of(game).commitment == announced
+    assert [h.code for h in game_fairness(game)] == ["ok", "in_play"]
+    assert announced in Client().get(reverse("game_verify", args=[game.pk])).content.decode()
+    assert second.next_seed not in Client().get(reverse("game_verify", args=[game.pk])).content.decode()
+    deal = first.deal
+    deal["commitment"]["next_hash"] = FairSeed.draw().hash
+    Hand.objects.filter(pk=first.pk).update(deal=deal)
+    assert [h.code for h in game_fairness(game)] == ["ok", "chain_mismatch"]
+    assert [h.code for h in game_fairness(game, 2)] == ["chain_mismatch"]
+
+
 def test_a_seed_in_the_settings_goes_into_every_deal(monkeypatch):
     """The settings page's seed is mixed into the deals of the player's tables; a seat's own from
     `hello` comes before it; a bad one is refused by the form."""
@@ -196,4 +219,4 @@ def test_a_seed_in_the_settings_goes_into_every_deal(monkeypatch):
     assert hand.deal["commitment"]["client_seeds"] == ["lia-seme", ""]
     assert FairSeed.from_hex(hand.seed, ["lia-seme", ""]).hash == hand.deal["commitment"]["hash"]
     Seat.objects.filter(table=table, position=0).update(client_seed="dal-tavolo")
-    assert fairness.draw_for(Seat.objects.filter(table=table)).client_seeds == ("dal-tavolo", "")
+    assert fairness.draw_for(Seat.objects.filter(table=table)).fair.client_seeds == ("dal-tavolo", "")

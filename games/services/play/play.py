@@ -519,10 +519,12 @@ def _close_hand(game: Game, table: Table, engine_game: EngineGame,
             "end_reason": engine_game.end_reason,
         })
         return finished_hand, None
-    fair = fairness.draw_for(seats)
-    next_game = engine_game.next_hand(secrets.SystemRandom(), fair=fair)
+    committed = Hand.objects.filter(game=game, number=game.hand_number).values_list("next_seed", flat=True).first()
+    seeds = fairness.draw_for(seats, committed or "")
+    next_game = engine_game.next_hand(secrets.SystemRandom(), fair=seeds.fair)
     game.hand_number = next_game.hand_number + 1
-    Hand.objects.create(game=game, number=game.hand_number, deal=next_game.deal, seed=fair.seed_hex)
+    Hand.objects.create(game=game, number=game.hand_number, deal=next_game.deal,
+                        seed=seeds.fair.seed_hex, next_seed=seeds.next_seed)
     return finished_hand, next_game
 
 

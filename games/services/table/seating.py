@@ -297,8 +297,8 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
         raise ServiceError("not_waiting")
     ruleset = Ruleset.from_dict(table.options)
     seats = _seats(table)
-    fair = fairness.draw_for(seats)
-    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player, fair=fair)
+    seeds = fairness.draw_for(seats)
+    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player, fair=seeds.fair)
     deadline = turns.deadline_for(engine_game, table)
     presence.clear_away(table.pk)
     mover = next(s for s in seats if s.position == engine_game.to_move)
@@ -312,7 +312,8 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
         turn_deadline=deadline,
         due_at=turns.due_at(table.pk, _mover(mover), deadline, table.disconnect_grace_seconds),
     )
-    Hand.objects.create(game=game, number=engine_game.hand_number + 1, deal=engine_game.deal, seed=fair.seed_hex)
+    Hand.objects.create(game=game, number=engine_game.hand_number + 1, deal=engine_game.deal,
+                        seed=seeds.fair.seed_hex, next_seed=seeds.next_seed)
     table.status = Table.Status.PLAYING
     table.started_at = timezone.now()
     table.save(update_fields=["status", "started_at"])
