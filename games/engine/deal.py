@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import Card, cards_text, full_deck
-from .errors import IllegalMove, gettext_noop
+from .errors import ENGINE_MESSAGES, IllegalMove, gettext_noop
 
 VERSION = 1
 SEED_BYTES = 32
@@ -189,8 +189,8 @@ class FairSeed:
 CHECK_MESSAGES: dict[str, str] = {
     "ok": gettext_noop("Mano verificata: il seme ha l'impronta annunciata e ogni carta coincide"),
     "no_commitment": gettext_noop("Mano senza impegno: è stata distribuita prima dei mazzi verificabili"),
-    "bad_seed": gettext_noop("Il seme non è valido: servono 64 cifre esadecimali"),
-    "bad_client_seed": gettext_noop("Un seme dei giocatori non è valido"),
+    "bad_seed": ENGINE_MESSAGES["bad_seed"],  # the refusals' own words for the same two codes
+    "bad_client_seed": ENGINE_MESSAGES["bad_client_seed"],
     "bad_hash": gettext_noop("L'impronta non è valida: servono 64 cifre esadecimali"),
     "hash_mismatch": gettext_noop(
         "L'impronta registrata non è quella del seme, che pure distribuisce proprio le carte giocate: "
