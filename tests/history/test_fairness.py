@@ -96,6 +96,7 @@ def test_every_hand_of_a_random_match_verifies_and_tampering_is_refused(match):
     assert hands[0].seed in out and hands[0].hash in out
     assert "Mano verificata" in run_verify(f"{game.pk}/1") and "Mano 2" not in run_verify(f"{game.pk}/1")
     client = Client()
+    assert reverse("game_verify", args=[game.pk]) in client.get(reverse("game_detail", args=[game.pk])).content.decode()
     page = client.get(reverse("game_verify", args=[game.pk])).content.decode()
     assert hands[0].seed in page and hands[0].hash in page and page.count('data-code="ok"') == len(hands)
 
