@@ -293,6 +293,10 @@ export function createRenderer(s) {
     const live = s.view;
     const target = live.ruleset && live.ruleset.target ? ` · ${fmt(L.target, { n: live.ruleset.target })}` : "";
     setText($("hand-number"), typeof live.hand_number === "number" ? `${fmt(L.hand, { n: live.hand_number + 1 })}${target}` : "");
+    const hash = typeof live.commitment === "string" ? live.commitment : ""; // the deal's SHA-256 (docs/fairness.md)
+    setHidden($("deal-hash"), !hash);
+    setText($("deal-hash-value"), hash ? `${hash.slice(0, 16)}…` : "");
+    setAttr($("deal-hash-value"), "title", hash || null);
     const totals = s.totals || live.totals || [0, 0];
     const order = S.sideOrder(s);
     keyed($("totals"), order, (side) => side, () => {
