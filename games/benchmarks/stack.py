@@ -82,6 +82,33 @@ def start_redis(port: int, workdir: Path) -> subprocess.Popen:
     return process
 
 
+def nginx_conf(listen: str, upstreams: list[str], folder: Path) -> str:
+    """nginx's configuration for a test or benchmark: `listen` in front of the Daphnes at
+    `upstreams` ("host:port"), with the deployed proxy rules; its files in `folder`."""
+    servers = "\n".join(f"        server {address};" for address in upstreams)
+    return f"""
+worker_processes 1;
+pid {folder}/nginx.pid;
+error_log {folder}/nginx-error.log warn;
+daemon off;
+events {{ worker_connections 8192; }}
+http {{
+    access_log off;
+    client_body_temp_path {folder}/nginx-body;
+    proxy_temp_path {folder}/nginx-proxy;
+    upstream burraco_daphne {{
+        least_conn;
+{servers}
+    }}
+    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    server {{
+        listen {listen};
+        include {ROOT / "deploy" / "nginx" / "burraco-proxy.conf"};
+    }}
+}}
+"""
+
+
 @dataclass
 class Stack:
     """The production processes on free ports, for `database_url`."""
@@ -177,29 +204,8 @@ class Stack:
         (deploy/nginx/burraco-proxy.conf); returns its port."""
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         port = free_port()
-        upstreams = "\n".join(f"        server 127.0.0.1:{p};" for p in self.daphne_ports)
         conf = self.logdir / "nginx.conf"
-        conf.write_text(f"""
-worker_processes 1;
-pid {self.logdir}/nginx.pid;
-error_log {self.logdir}/nginx-error.log warn;
-daemon off;
-events {{ worker_connections 8192; }}
-http {{
-    access_log off;
-    client_body_temp_path {self.logdir}/nginx-body;
-    proxy_temp_path {self.logdir}/nginx-proxy;
-    upstream burraco_daphne {{
-        least_conn;
-{upstreams}
-    }}
-    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
-    server {{
-        listen 127.0.0.1:{port};
-        include {ROOT / "deploy" / "nginx" / "burraco-proxy.conf"};
-    }}
-}}
-""")
+        conf.write_text(nginx_conf(f"127.0.0.1:{port}", [f"127.0.0.1:{p}" for p in self.daphne_ports], self.logdir))
         process = self._spawn("nginx", [nginx, "-c", str(conf), "-p", str(self.logdir)])
         wait_for_port(port, process)
         return port

@@ -282,8 +282,10 @@ class Client:
     version or a `pong` names a newer version; missed events (`resync: true`) or a snapshot
     bring it back. Every frame is kept with the time it came, for the checks."""
 
-    def __init__(self, table_id: int, seat: int, session: str, ports: list[int], first: int) -> None:
+    def __init__(self, table_id: int, seat: int, session: str, ports: list[int], first: int,
+                 host: str = "127.0.0.1") -> None:
         self.table_id = table_id
+        self.host = host  # the Daphnes' address, or nginx's on the hosts test bed
         self.seat = seat
         self.session = session
         self.ports = ports
@@ -340,7 +342,8 @@ class Client:
             self.attempts.append(attempt)
             try:
                 ws = await websockets.connect(
-                    f"ws://127.0.0.1:{port}/ws/table/{self.table_id}/", origin=f"http://127.0.0.1:{port}",
+                    f"ws://{self.host}:{port}/ws/table/{self.table_id}/",
+                    origin=f"http://{self.host}" + ("" if port == 80 else f":{port}"),  # as a browser writes it
                     additional_headers={"Cookie": f"sessionid={self.session}"}, open_timeout=5,
                     ping_interval=None, close_timeout=1, max_size=2 ** 22, compression=None)
             except InvalidStatus as exc:
@@ -574,12 +577,12 @@ async def clock_told(table: Table, game: dict[str, Any], timeout: float = 10) ->
                    f"the clock frame with the new deadline {deadline} at table {table.id}")
 
 
-def clients_for(tables: list[dict[str, Any]], ports: list[int]) -> list[Table]:
+def clients_for(tables: list[dict[str, Any]], ports: list[int], host: str = "127.0.0.1") -> list[Table]:
     """Each table's seat 0 on the first Daphne, seat 1 on the next (so both processes serve
     every table); computer seats have no client."""
     out = []
     for spec in tables:
-        clients = [Client(spec["id"], seat, session, ports, seat % len(ports))
+        clients = [Client(spec["id"], seat, session, ports, seat % len(ports), host)
                    for seat, session in enumerate(spec["sessions"]) if session]
         out.append(Table(spec["id"], spec["game_id"], clients))
     return out
