@@ -217,6 +217,8 @@ async def test_bad_frames_get_error_frames_and_the_socket_keeps_working(app):
 async def test_a_flood_is_rate_limited_and_the_socket_recovers(app):
     anna, _, game = await two_player_game()
     comm, _ = await connect(app, game.table_id, anna)
+    await hello(comm)  # nothing comes before it (docs/protocol.md)
+    await asyncio.sleep(0.3)  # the token it took is back
     for _ in range(12):
         await comm.send_json_to({"type": "chat", "phrase": "ciao"})
     codes = []
@@ -281,12 +283,14 @@ async def test_a_lone_tab_gets_its_own_frames_directly_and_a_seat_with_two_tabs_
     def action_groups() -> list[str]:
         return next(groups for groups in reversed(published) if theirs in groups)
 
-    # Connected but no snapshot yet: the socket has no version, so its frame goes round the layer.
+    # Nothing reaches a socket before its `hello`; once answered, alone, with version 0: the
+    # draw's frame comes straight back, only theirs is published.
     tab1, _ = await connect(app, game.table_id, users[mover])
+    await hello(tab1)
     await receive_type(tab1, "presence")
     await tab1.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
     event = await receive_type(tab1, "event")
-    assert event["version"] == 1 and own in action_groups()
+    assert event["version"] == 1 and own not in action_groups()
     # Alone, with version 1: the discard's frame comes straight back, only theirs is published.
     discard = event["view"]["hand"][0]
     await tab1.send_json_to({"type": "action", "version": 1, "action": {"type": "discard", "card": discard}})
@@ -340,9 +344,10 @@ async def test_the_socket_knows_who_is_at_the_table_and_spectators_get_every_eve
     public, theirs = transport.public_group(game.table_id), transport.seat_group(game.table_id, other)
     player, _ = await connect(app, game.table_id, users[mover])
     opponent, _ = await connect(app, game.table_id, users[other])
+    await hello(player)  # the presence frames that came before it follow its answer
+    await hello(opponent)
     await receive_type(player, "presence")  # its own arrival
     assert [s["online"] for s in (await receive_type(player, "presence"))["seats"]] == [True, True]
-    await hello(player)
     # Nobody watches: the draw's public view is neither built nor published.
     await player.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
     event = await receive_type(player, "event")
@@ -399,6 +404,7 @@ async def test_presence_follows_sockets_across_tabs(app):
     anna, bruno, game = await two_player_game()
     table_id = game.table_id
     tab1, _ = await connect(app, table_id, anna)
+    await hello(tab1)
     frame = await receive_type(tab1, "presence")
     assert frame["seats"][0]["online"] is True and frame["seats"][1]["online"] is False
     tab2, _ = await connect(app, table_id, anna)
@@ -408,6 +414,7 @@ async def test_presence_follows_sockets_across_tabs(app):
     assert frame["seats"][0]["online"] is True  # one tab is still open
     assert await database_sync_to_async(presence.is_online)(table_id, 0)
     bob, _ = await connect(app, table_id, bruno)
+    await hello(bob)
     frame = await receive_type(tab1, "presence")
     assert [s["online"] for s in frame["seats"]] == [True, True]
     assert [s["online"] for s in (await receive_type(bob, "presence"))["seats"]] == [True, True]
@@ -422,6 +429,7 @@ async def test_chat_phrase_reaches_everyone_at_the_table(app):
     anna, bruno, game = await two_player_game()
     a, _ = await connect(app, game.table_id, anna)
     b, _ = await connect(app, game.table_id, bruno)
+    await hello(b)
     await receive_type(b, "presence")  # b has joined the table's groups
     await a.send_json_to({"type": "chat", "phrase": "bella_mano"})
     frame = await receive_type(b, "chat")
@@ -473,6 +481,7 @@ async def test_back_takes_the_seat_back_from_the_computer(app):
 
     await cover(0)
     comm, _ = await connect(app, game.table_id, anna)
+    await hello(comm)
     frame = await receive_type(comm, "presence")
     assert frame["seats"][0]["covered_by_computer"] is True
     await comm.send_json_to({"type": "back"})
@@ -493,6 +502,7 @@ async def test_refusals_speak_the_players_language(app):
 
     await english()
     comm, _ = await connect(app, game.table_id, anna)
+    await hello(comm)
     await comm.send_json_to({"type": "teleport"})
     assert (await receive_type(comm, "error"))["message"] == "Unknown message type."
     await comm.send_json_to({"type": "chat", "phrase": "free text"})
