@@ -282,8 +282,10 @@ class Client:
     version or a `pong` names a newer version; missed events (`resync: true`) or a snapshot
     bring it back. Every frame is kept with the time it came, for the checks."""
 
-    def __init__(self, table_id: int, seat: int, session: str, ports: list[int], first: int) -> None:
+    def __init__(self, table_id: int, seat: int, session: str, ports: list[int], first: int,
+                 ping_seconds: float = PING_SECONDS) -> None:
         self.table_id = table_id
+        self.ping_seconds = ping_seconds
         self.seat = seat
         self.session = session
         self.ports = ports
@@ -301,6 +303,9 @@ class Client:
         self.stopping = False
         self.task: asyncio.Task | None = None
         self.hellos = 0
+        self.hello_times: list[float] = []
+        self.sent_at: dict[int, float] = {}  # ref -> when the action went
+        self.answered_in: dict[int, tuple[str, float]] = {}  # ref -> (error code, seconds to the answer)
         self.gaps = 0
         self.stale_frames = 0
         self.last_hello = 0.0
@@ -376,7 +381,7 @@ class Client:
 
     async def _ping(self, ws) -> None:
         while True:
-            await asyncio.sleep(PING_SECONDS)
+            await asyncio.sleep(self.ping_seconds)
             try:
                 await ws.send(json.dumps({"type": "ping"}))
             except Exception:  # noqa: BLE001 - the reader sees the close
@@ -402,6 +407,7 @@ class Client:
             return
         self.last_hello = time.monotonic()
         self.hellos += 1
+        self.hello_times.append(time.time())
         self._send_now({"type": "hello", "last_version": self.version})
 
     # -- frames
@@ -416,6 +422,8 @@ class Client:
         version = frame.get("version")
         if kind in ("snapshot", "event"):
             attempt["answered"] = True
+        if kind == "event":  # every event this socket got, in order (each once: none repeated)
+            attempt.setdefault("events", []).append(version)
         if kind == "snapshot":
             if version is not None:
                 self.version = version
@@ -454,6 +462,8 @@ class Client:
                 self._hello()  # the next hand's snapshot went missing
         if kind == "error" and isinstance(frame.get("ref"), int):
             self.replies[frame["ref"]] = frame
+            if frame["ref"] in self.sent_at:
+                self.answered_in[frame["ref"]] = (frame.get("code"), now - self.sent_at[frame["ref"]])
         self.changed.set()
 
     # -- playing
@@ -464,6 +474,7 @@ class Client:
         before = self.version
         self.refs += 1
         ref = self.refs
+        self.sent_at[ref] = time.time()
         if not self._send_now({"type": "action", "version": before, "ref": ref, "action": action}):
             return "closed"
         until = time.monotonic() + timeout
@@ -574,12 +585,12 @@ async def clock_told(table: Table, game: dict[str, Any], timeout: float = 10) ->
                    f"the clock frame with the new deadline {deadline} at table {table.id}")
 
 
-def clients_for(tables: list[dict[str, Any]], ports: list[int]) -> list[Table]:
+def clients_for(tables: list[dict[str, Any]], ports: list[int], ping_seconds: float = PING_SECONDS) -> list[Table]:
     """Each table's seat 0 on the first Daphne, seat 1 on the next (so both processes serve
     every table); computer seats have no client."""
     out = []
     for spec in tables:
-        clients = [Client(spec["id"], seat, session, ports, seat % len(ports))
+        clients = [Client(spec["id"], seat, session, ports, seat % len(ports), ping_seconds)
                    for seat, session in enumerate(spec["sessions"]) if session]
         out.append(Table(spec["id"], spec["game_id"], clients))
     return out
@@ -691,6 +702,40 @@ def moves_around(db: Db, table: Table, version: int, since: float) -> list[str]:
 def close_codes(clients: list[Client]) -> dict[str, int]:
     """How the clients' sockets ended, by close code (1006: the connection just dropped)."""
     return dict(Counter(str(a.get("close_code")) for c in clients for a in c.attempts if "closed" in a))
+
+
+def repeated_events(clients: list[Client]) -> list[str]:
+    """Every event a socket got that was not newer than one it had got before (the same event
+    twice, or one out of order): each socket's events must have strictly increasing versions."""
+    out = []
+    for client in clients:
+        for number, attempt in enumerate(client.attempts):
+            events = attempt.get("events", [])
+            out += [f"table {client.table_id} seat {client.seat} socket {number}: v{b} after v{a}"
+                    for a, b in zip(events, events[1:], strict=False) if b <= a]
+    return out
+
+
+def caught_up(tables: list[Table], versions: dict[int, int], since: float) -> dict[str, Any]:
+    """How long after `since` each client had the game's version of `since` (`versions`, by game),
+    and whether it got there by itself asking (`hello`) or because the server sent it."""
+    seconds, asked = [], []
+    for table in tables:
+        target = versions[table.game_id]
+        for client in table.clients:
+            at = next((t for t, v in client.applied if v is not None and v >= target and t >= since - 60), None)
+            if at is None or at <= since:
+                continue  # it had it already when the fault ended
+            seconds.append(at - since)
+            if any(since <= h <= at for h in client.hello_times):
+                asked.append(f"table {table.id} seat {client.seat}")
+    return {"behind": len(seconds), "seconds": round(max(seconds), 2) if seconds else 0.0, "asked": asked}
+
+
+def unavailable_answers(clients: list[Client], since: float) -> list[float]:
+    """Seconds from each action sent after `since` to its `unavailable` answer."""
+    return [seconds for c in clients for ref, (code, seconds) in c.answered_in.items()
+            if code == "unavailable" and c.sent_at[ref] >= since]
 
 
 def error_codes(clients: list[Client], since: float = 0.0) -> dict[str, int]:

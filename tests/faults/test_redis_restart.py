@@ -33,6 +33,7 @@ from .harness import (
     Play,
     Supervisor,
     alive,
+    caught_up,
     checked,
     clients_for,
     clock_told,
@@ -42,12 +43,18 @@ from .harness import (
     make_tables,
     pause_with_deadline,
     recovery,
+    repeated_events,
     report,
     settle,
     wait_for,
 )
 
 OUTAGE_SECONDS = 5
+# The clients ping as seldom as the page does (every 25 s) or about: a page that missed a frame
+# while the channel layer reconnected must not wait for its ping (the page stood at
+# version 125 for 12 s, the table with it), and a ping in the few seconds measured would hide it.
+PING_SECONDS = 12.0
+CAUGHT_UP_LIMIT = 5.0  # seconds after Redis is back by which every page has the game's version
 HEARTBEAT = 3.0  # PRESENCE_HEARTBEAT_SECONDS of the stack (tests/faults/conftest.py)
 
 
@@ -76,7 +83,7 @@ async def test_redis_restart(make_stack, request, broker):
     timers = {"draw_seconds": 12, "play_seconds": 12, "grace_seconds": 15}
     people, computer = await in_thread(make_tables, stack, {"count": 3, "prefix": f"r{broker}", **timers},
                                        {"count": 1, "prefix": f"rb{broker}", "computer": "principiante", **timers})
-    tables = clients_for(people + computer, stack.daphne_ports)
+    tables = clients_for(people + computer, stack.daphne_ports, ping_seconds=PING_SECONDS)
     paused, bot_table = tables[0], tables[-1]
     play = Play(tables)
     supervisor = Supervisor(stack)
@@ -94,6 +101,7 @@ async def test_redis_restart(make_stack, request, broker):
         await asyncio.sleep(OUTAGE_SECONDS)
         await in_thread(stack.start_redis)
         back = time.time()
+        at_back = await in_thread(db.versions, [t.game_id for t in tables])
 
         wanted = {t.id: {c.seat for c in t.clients} for t in tables}  # the people's seats
 
@@ -137,6 +145,8 @@ async def test_redis_restart(make_stack, request, broker):
     # From the moment Redis is back: the people's tables the test did not hold still, and the
     # computer's table (its moves wait for a worker: with the Redis broker, the restarted one).
     rec = recovery(tables[1:], back)
+    resync = caught_up(tables, at_back, back)
+    repeated = repeated_events(play.clients)
     paused_rec = recovery([paused], resumed)  # the one the test held still until its clock frame
     bot_rec = recovery([bot_table], back)
     integrity = await checked(db, tables)
@@ -159,6 +169,8 @@ async def test_redis_restart(make_stack, request, broker):
                      deadline_extended_after_seconds=round(extended_after, 2),
                      deadline_extended_to=str(extended["turn_deadline"]),
                      presence_back_seconds=round(presence_seconds, 2), moves_checked=integrity["moves_checked"],
+                     pages_behind_at_back=resync["behind"], caught_up_seconds=resync["seconds"],
+                     caught_up_by_asking=resync["asked"], events_repeated=len(repeated),
                      frames_checked=integrity["frames_checked"], versions=sum(versions.values()),
                      hellos=sum(c.hellos for c in play.clients), gaps=sum(c.gaps for c in play.clients),
                      close_codes=close_codes(play.clients), errors=error_codes(play.clients),
@@ -170,4 +182,10 @@ async def test_redis_restart(make_stack, request, broker):
         f"no action during the outage was either played or answered `unavailable`: {figures}"
     assert set(refused) <= {"unavailable", "busy", "stale_version", "rate_limited"}, figures
     assert worst["max_stall_seconds"] <= RECOVERY_LIMIT, figures
+    # Every page had the game's version within a few seconds, sent by its server (the catch-up
+    # after the layer reconnected, or the missed frames before a live one), not by asking.
+    assert resync["seconds"] <= CAUGHT_UP_LIMIT and not resync["asked"], figures
+    assert not repeated, f"an event twice (or out of order) on a socket: {repeated[:5]}"
+    if broker == "amqp":  # with the Redis broker the worker's restart comes first
+        assert rec["recovery_seconds"] <= CAUGHT_UP_LIMIT and bot_rec["recovery_seconds"] <= CAUGHT_UP_LIMIT, figures
     assert "1011" not in figures["close_codes"], "a socket was closed by a server error"

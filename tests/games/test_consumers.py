@@ -400,6 +400,74 @@ async def test_reconnect_with_hello_gets_the_missed_events_or_a_snapshot(app):
     await back.disconnect()
 
 
+async def test_nothing_reaches_a_socket_before_its_hello(app):
+    """docs/protocol.md: the server sends nothing until the client says `hello`. What came before
+    follows the answer, less what the answer already has (the events up to its version)."""
+    anna, bruno, game = await two_player_game()
+    quiet, _ = await connect(app, game.table_id, anna)
+    other, _ = await connect(app, game.table_id, bruno)
+    await hello(other)
+    await other.send_json_to({"type": "chat", "phrase": "ciao"})
+    await receive_type(other, "chat")
+    await database_sync_to_async(play.submit_action)(game_id=game.pk, seat=game.to_move, action={"type": "draw"},
+                                                     actor="computer", expected_version=0)
+    await receive_type(other, "event")
+    assert await quiet.receive_nothing(timeout=0.3)
+    snap = await hello(quiet)
+    assert snap["version"] == 1
+    later = []
+    while not await quiet.receive_nothing(timeout=0.3):
+        later.append(await receive(quiet))
+    kinds = [frame["type"] for frame in later]
+    assert "chat" in kinds and "presence" in kinds and "event" not in kinds, kinds
+    await quiet.disconnect()
+    await other.disconnect()
+
+
+async def test_a_lost_frame_is_sent_before_the_next_one_and_none_twice(app, monkeypatch):
+    """The channel layer drops what is in flight when Redis restarts: the socket sends what its
+    page missed before the next frame (it knows the last version it sent), never asking the page
+    to notice; a frame delivered twice (a retried publish) reaches the page once."""
+    from games.consumers.table import catch_up_all
+
+    anna, bruno, game = await two_player_game()
+    users = {0: anna, 1: bruno}
+    mover, other = game.to_move, 1 - game.to_move
+    comm, _ = await connect(app, game.table_id, users[other])
+    await hello(comm)
+    await receive_type(comm, "presence")  # its own arrival
+    real, kept = transport.deliver, []
+
+    def lossy(messages):  # the first change's frames are lost, the next ones kept to send twice
+        messages = list(messages)
+        if kept or all(frame.get("version") != 1 for _group, frame in messages):
+            kept.append(messages)
+            real(messages)
+
+    monkeypatch.setattr(transport, "deliver", lossy)
+
+    def mover_plays(version: int, action: dict) -> int:
+        return play.submit_action(game_id=game.pk, seat=mover, action=action, actor="computer",
+                                  expected_version=version)
+
+    await database_sync_to_async(mover_plays)(0, {"type": "draw"})
+    assert await comm.receive_nothing(timeout=0.2), await receive(comm)  # lost: the page does not know
+    await catch_up_all()  # what the channel layer's reconnect runs
+    missed = await receive_type(comm, "event")
+    assert missed["version"] == 1 and missed["resync"] is True
+    # Lost again, and the next frame comes: the missed one first, in order.
+    monkeypatch.setattr(transport, "deliver", lambda messages: None)
+    card = EngineGame.from_dict((await reload(game)).state).hand(mover)[0].text
+    await database_sync_to_async(mover_plays)(1, {"type": "discard", "card": card})
+    monkeypatch.setattr(transport, "deliver", lossy)
+    await database_sync_to_async(play.submit_action)(game_id=game.pk, seat=other, action={"type": "draw"},
+                                                     actor="computer", expected_version=2)
+    assert [(await receive_type(comm, "event"))["version"] for _ in range(2)] == [2, 3]
+    await database_sync_to_async(real)(kept[-1])  # the same frames once more
+    assert await comm.receive_nothing(timeout=0.3)
+    await comm.disconnect()
+
+
 async def test_presence_follows_sockets_across_tabs(app):
     anna, bruno, game = await two_player_game()
     table_id = game.table_id
