@@ -9,6 +9,7 @@ coroutines, futures and callbacks for a fraction of the pure-Python loop's CPU
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 
@@ -19,6 +20,10 @@ def main() -> None:
         uvloop = None
     if uvloop is not None:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "burraco_site.settings")
+    from burraco_site import preflight  # reads the settings: only once the module is named
+
+    preflight.exit_on_problems("Daphne")
     from daphne.cli import CommandLineInterface
 
     sys.argv[0] = "daphne"

@@ -14,7 +14,7 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_ready
+from celery.signals import task_postrun, task_prerun, worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "burraco_site.settings")
 
@@ -38,6 +38,16 @@ def _give_back_connection(**kwargs) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+@worker_init.connect
+def _preflight(**kwargs) -> None:
+    """A broker, Redis or database setting that can never work stops the worker here, saying
+    which, instead of its retrying for ever (burraco_site/preflight.py). Imported here: this
+    module is loaded with the settings, which preflight reads."""
+    from burraco_site import preflight
+
+    preflight.exit_on_problems("The Celery worker")
 
 
 @worker_ready.connect

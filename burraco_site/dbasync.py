@@ -95,10 +95,15 @@ async def _connect():
         if params.get(key) is not None:
             kwargs[key] = params[key]
     kwargs.setdefault("connect_timeout", 5)
-    conn = await psycopg.AsyncConnection.connect(
-        **kwargs, autocommit=True, prepare_threshold=params.get("prepare_threshold", 2),
-        options="-c TimeZone=UTC",
-    )
+    try:
+        # libpq waits at least 2 s (its `connect_timeout`): a person's action is answered
+        # `unavailable` sooner than that when the server does not answer (docs/protocol.md).
+        conn = await asyncio.wait_for(psycopg.AsyncConnection.connect(
+            **kwargs, autocommit=True, prepare_threshold=params.get("prepare_threshold", 2),
+            options="-c TimeZone=UTC",
+        ), settings.DB_CONNECT_SECONDS)
+    except TimeoutError as exc:
+        raise psycopg.OperationalError(f"no connection within {settings.DB_CONNECT_SECONDS} s") from exc
     register_tzloader(connection.timezone, conn)  # datetimes read back exactly as Django's own
     return conn
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -115,7 +116,11 @@ if DATABASE_URL:
         DATABASES["default"]["OPTIONS"]["pool"] = {
             "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX", "20")),
-            "timeout": 10,
+            # How long a request, a socket's frame or a task waits for a connection. A thread never
+            # waits for another's (DB_THREADS <= DB_POOL_MAX): only for PostgreSQL. While it is
+            # down, a socket's frames wait in line behind this: at 10 s an action was answered
+            # `unavailable` after the page had given up (6 s).
+            "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "1")),
             # A dead idle connection (PostgreSQL restarted) is dropped before it fails a request.
             "check": check_pooled,
             # While the server is down: about one connection attempt a second (burraco_site/dbpool.py).
@@ -176,6 +181,19 @@ else:
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# With Redis as the broker a Redis restart makes the Celery worker exit (kombu's restore_unacked:
+# "AttributeError: 'NoneType' object has no attribute 'hostname'"), and with it every computer
+# move and turn timer, until something starts it again. Production refuses it unless the operator
+# says a supervisor restarts the worker (deploy/systemd does; the fault tests' stack too).
+REDIS_BROKER_SUPERVISED = env_bool("CELERY_REDIS_BROKER_SUPERVISED", False)
+if not DEBUG and CELERY_BROKER_URL.startswith(("redis://", "rediss://")) and not REDIS_BROKER_SUPERVISED:
+    raise ImproperlyConfigured(
+        "CELERY_BROKER_URL is Redis (by default it is REDIS_URL): a Redis restart makes the Celery worker exit "
+        "and every computer move and turn timer stops with it. Use RabbitMQ: "
+        "CELERY_BROKER_URL=amqp://user:password@host:5672// (docs/operations.md), or set "
+        "CELERY_REDIS_BROKER_SUPERVISED=1 if a supervisor restarts the worker whenever it exits."
+    )
+
 # Embedded mode: no separate worker process, so the server runs one in a thread.
 CELERY_EMBEDDED_WORKER = env_bool("CELERY_EMBEDDED_WORKER", not REDIS_URL)
 if CELERY_BROKER_URL.startswith("memory://"):
@@ -204,6 +222,8 @@ DB_QUEUE_MAX = int(os.environ.get("DB_QUEUE_MAX", "400"))
 # per Daphne process, instead of hopping to a database thread (burraco_site/dbasync.py).
 DB_ASYNC_PLAY = env_bool("DB_ASYNC_PLAY", True)
 DB_ASYNC_CONNECTIONS = max(1, int(os.environ.get("DB_ASYNC_CONNECTIONS", "4")))
+# How long one of those connections may take to open before the action is answered `unavailable`.
+DB_CONNECT_SECONDS = max(0.1, float(os.environ.get("DB_CONNECT_SECONDS", "1")))
 # The computer's human-like pause before each action (0 in tests).
 # Analisi della partita (games/services/history/analysis.py): queue it when a match with a person ends,
 # and how many worlds esperto samples per reviewed decision.

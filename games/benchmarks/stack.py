@@ -149,6 +149,9 @@ class Stack:
             "CSRF_COOKIE_SECURE": "0",
             "SECURE_HSTS_SECONDS": "0",
             "LOG_LEVEL": "WARNING",
+            # Production refuses the Redis broker unless a supervisor restarts the worker: the
+            # benchmark's worker lives as long as its run, and the fault tests supervise theirs.
+            "CELERY_REDIS_BROKER_SUPERVISED": "1",
         })
         env.update(self.extra_env)
         return env

@@ -60,6 +60,28 @@ class Heartbeats(SocketHeartbeat):
 
 _leaving: set[asyncio.Task] = set()  # the grace tasks below, kept referenced until they finish
 
+# Frames that carry the game's state at their `version`; a socket keeps the highest it was sent.
+STATE_KINDS = frozenset({"event", "hand_over", "snapshot", "match_over"})
+EARLY_MAX = 64  # frames kept for a socket that has not said `hello` yet; the answer to it has the rest
+CATCH_UP_AT_ONCE = 16  # sockets caught up together after the channel layer reconnected
+
+
+async def catch_up_all() -> None:
+    """The channel layer's subscriber reconnected (Redis restarted): what was published while it
+    was away never reached this process's sockets, and nothing else would tell their pages before
+    the next ping. Every greeted socket of a game whose version is past the one it was sent gets
+    the missed frames now (transport.watch_reconnects calls this)."""
+    members = [c for c in list(Heartbeats.sockets) if c.greeted and c.game_id is not None]
+    if not members:
+        return
+    versions = await run_db(sockets.current_versions)({c.table_id for c in members})
+    behind = [c for c in members if versions.get(c.table_id) is not None
+              and (c.version is None or versions[c.table_id] > c.version)]
+    log.warning("channel layer reconnected: %d of %d table sockets behind, caught up", len(behind), len(members))
+    for start in range(0, len(behind), CATCH_UP_AT_ONCE):
+        await asyncio.gather(*(c.catch_up() for c in behind[start:start + CATCH_UP_AT_ONCE]),
+                             return_exceptions=True)
+
 
 async def _left_after_grace(table_id: int, position: int) -> None:
     try:
@@ -85,6 +107,8 @@ class TableConsumer(SocketConsumer):
     alone = False  # the only socket of its seat (no other tab): its own frames need not go round the layer
     tour_open = False  # this page asked to hold a practice table's clock (its tour is open)
     seen: presence.Seen | None = None  # who is at the table, as the last presence frame said
+    greeted = False  # the client said `hello`: nothing is sent before (docs/protocol.md)
+    asked: int | None = None  # the `last_version` of the last `hello`
     groups_joined: list[str]
 
     @property
@@ -95,7 +119,10 @@ class TableConsumer(SocketConsumer):
         self.groups_joined = []
         self.bucket = TokenBucket()
         self.abuse = AbuseScore()
-        self.version: int | None = None
+        self.version: int | None = None  # the highest version of a state frame sent (STATE_KINDS)
+        self.sent: dict[str, int] = {}  # the highest version sent of each kind: nothing is sent twice
+        self.catching = asyncio.Lock()
+        self.early: list[dict[str, Any]] = []  # the channel layer's frames before `hello`
         self.counted = False
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         # Accept first, then close with an application code: a refused handshake reaches the
@@ -124,6 +151,7 @@ class TableConsumer(SocketConsumer):
         self._see(transport.seen_of(opened["presence"]))
         await transport.deliver_async([(transport.all_group(self.table_id), opened["presence"])])
         Heartbeats.add(self)
+        transport.watch_reconnects(catch_up_all)
 
     def _open(self, session_key: str | None) -> dict[str, Any]:
         """On the thread pool, in one call: who this is, and the socket's place at the table."""
@@ -214,15 +242,67 @@ class TableConsumer(SocketConsumer):
     async def frame_send(self, message: dict[str, Any]) -> None:
         if message.get("has_view") and message.get("view_seat", self.position) != self.position:
             return  # never forward another seat's view, whatever group it came through
-        version = message.get("version")
-        if isinstance(version, int):
-            self.version = max(self.version or 0, version)
-        await self.send(text_data=message["text"])
+        if self.greeted:
+            await self._forward(message)
+        elif len(self.early) < EARLY_MAX:
+            self.early.append(message)  # sent after the answer to `hello`, unless that had it
         if message.get("seen") is not None:
             self._see(message["seen"])
         if message.get("kind") == "table":
             self.finished = message["table"].get("status") == "finished"
             await self._follow_seating(message["table"])
+
+    async def _forward(self, message: dict[str, Any]) -> None:
+        """A frame of the channel layer to the page: after what it missed, if the layer lost a
+        frame before it, and not if the socket was sent it already."""
+        kind, version = message.get("kind"), message.get("version")
+        if self._skips(kind, version):
+            try:
+                await self.catch_up()
+            except Exception:  # noqa: BLE001 - the database is down: the page sees the gap and says hello
+                log.warning("table %s: could not catch a socket up", self.table_id, exc_info=True)
+        if self._fresh(kind, version):
+            self._mark(kind, version)
+            await self.send(text_data=message["text"])
+
+    def _fresh(self, kind: str | None, version) -> bool:
+        """Not sent on this socket already: an event, hand_over or match_over of a version it was
+        sent, or a snapshot older than what it has, would be the same frame again (a retried
+        publish, a resync that crossed the live frame) or a step back."""
+        if kind not in STATE_KINDS or not isinstance(version, int):
+            return True
+        if kind == "snapshot":
+            return self.version is None or version >= self.version
+        return version > self.sent.get(kind, -1)
+
+    def _skips(self, kind: str | None, version) -> bool:
+        """This frame comes after one the socket was never sent (the channel layer drops what is
+        in flight when Redis restarts): an event one past the next, a hand's scoring past it."""
+        if self.version is None or not isinstance(version, int) or kind not in ("event", "hand_over", "match_over"):
+            return False
+        return version > self.version + (0 if kind == "hand_over" else 1)
+
+    def _mark(self, kind: str | None, version) -> None:
+        if kind not in STATE_KINDS or not isinstance(version, int):
+            return
+        self.version = version if self.version is None else max(self.version, version)
+        for seen in (("event", "hand_over") if kind == "snapshot" else (kind,)):
+            self.sent[seen] = max(self.sent.get(seen, -1), version)
+
+    async def catch_up(self) -> None:
+        """Send what this socket missed since the last state frame it was sent, as `hello` would
+        answer (`resync_frames`): the server's own resync, without waiting for the page to notice
+        a gap or to ping. What it was sent meanwhile is not sent again."""
+        async with self.catching:
+            if self.version is None:
+                return
+            missed = await run_db(table_selectors.resync_frames)(self.table_id, self.position, self.version)
+            for frame in missed:
+                kind, version = frame.get("type"), frame.get("version")
+                if kind == "snapshot" and isinstance(version, int) and version <= self.version:
+                    continue  # nothing missed after all
+                if self._fresh(kind, version):
+                    await self._send(frame)
 
     async def _follow_seating(self, table: dict[str, Any]) -> None:
         """Someone sat or stood up, or the game started: if this person's seat changed (from
@@ -271,11 +351,20 @@ class TableConsumer(SocketConsumer):
             await self._send_snapshot()
 
     async def _on_hello(self, frame: dict[str, Any], ref) -> None:
+        self.greeted = True
         last = frame.get("last_version")
         last = last if isinstance(last, int) and not isinstance(last, bool) else None
-        missed = await run_db(table_selectors.resync_frames)(self.table_id, self.position, last)
-        for out in missed:
-            await self._send(out)
+        async with self.catching:  # not interleaved with a catch-up's frames
+            missed = await run_db(table_selectors.resync_frames)(self.table_id, self.position, last)
+            # An event this socket was sent after the page wrote its `hello` is on its way: not
+            # twice. The same `last_version` asked twice gets everything (whatever the page lost).
+            again, self.asked = last is not None and last == self.asked, last
+            for out in missed:
+                if again or out.get("type") != "event" or out["version"] > self.sent.get("event", -1):
+                    await self._send(out)
+        early, self.early = self.early, []
+        for layered in early:  # what came before `hello`: only what its answer did not have
+            await self._forward(layered)
         if self.finished:  # a rematch frame missed while reconnecting is not sent again: say it now
             offer = await run_db(rematch.offer_frame)(self.table_id)
             if offer is not None:
@@ -287,7 +376,7 @@ class TableConsumer(SocketConsumer):
     async def _on_ping(self, frame: dict[str, Any], ref) -> None:
         """Keep-alive; the answer carries the game's version, so a page that missed a frame
         learns it at the next ping without waiting for the next move."""
-        version = await run_db(sockets.current_version)(self.table_id) if self.game_id else None
+        version = await sockets.current_version_async(self.table_id) if self.game_id else None
         await self._send(frames.pong(version))
 
     async def _on_action(self, frame: dict[str, Any], ref) -> None:
@@ -364,12 +453,12 @@ class TableConsumer(SocketConsumer):
         await transport.deliver_async(messages)
 
     async def _send(self, frame: dict[str, Any]) -> None:
-        version = frame.get("version")
-        if isinstance(version, int):
-            self.version = max(self.version or 0, version)
+        self._mark(frame.get("type"), frame.get("version"))
         await self.send(text_data=transport.frame_text(frame))
 
     async def _send_snapshot(self) -> None:
+        if not self.greeted:
+            return  # its `hello` will have the answer
         frame = await run_db(table_selectors.table_snapshot)(self.table_id, self.position)
         if frame is not None:
             await self._send(frame)

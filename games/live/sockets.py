@@ -11,6 +11,8 @@ from typing import Any
 
 from django.db import connection
 
+from burraco_site import dbasync
+from burraco_site.dbthreads import run_db
 from games.models import Game, Seat, Table
 
 from . import frames, presence
@@ -50,6 +52,23 @@ def current_version(table_id: int) -> int | None:
     """The version of the table's game (the `pong` carries it)."""
     rows = _rows(_GAME_SQL, table_id)
     return rows[0][1] if rows else None
+
+
+async def current_version_async(table_id: int) -> int | None:
+    """`current_version` on the event loop's own connection where it may (PostgreSQL): a ping
+    never waits for a thread or the pool, so during a database outage it fails at once instead
+    of holding the socket's next frame (an action) behind the pool's timeout."""
+    if not dbasync.available():
+        return await run_db(current_version)(table_id)
+    async with dbasync.cursor() as cursor:
+        await cursor.execute(_GAME_SQL, [table_id])
+        row = await cursor.fetchone()
+    return row[1] if row else None
+
+
+def current_versions(table_ids: set[int]) -> dict[int, int]:
+    """The version of each table's game, by table id (tables without a game are left out)."""
+    return dict(Game.objects.filter(table_id__in=table_ids).values_list("table_id", "version"))
 
 
 def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) -> dict[str, Any]:

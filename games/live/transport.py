@@ -230,3 +230,78 @@ def deliver(messages: Iterable[tuple[str, dict[str, Any]]]) -> None:
         _run_sync(send_all)
     except Exception:  # noqa: BLE001 - see docstring
         log.warning("could not deliver %d frames: the channel layer is unreachable", len(batch), exc_info=True)
+
+
+# ----------------------------------------------------------------------------- reconnects
+
+WATCH_SECONDS = 1.0  # how often the watch looks for a subscriber connection it has not hooked yet
+
+
+class ReconnectWatch:
+    """Notices this process's channel-layer subscriber reconnecting and runs a listener then.
+
+    channels_redis's receive loop reconnects to Redis by itself after a restart and subscribes
+    again to every group, but whatever was published in between is gone, and nothing tells the
+    sockets (the issue's page stood at version 125 while the game was at 126 until its next
+    ping). redis-py calls a connection's connect callbacks each time it connects again, after
+    the pub/sub's own callback has subscribed again: the watch adds its own to each shard's
+    subscriber connection (a second after it exists; a first connection is not a reconnect), so
+    the listener runs once the subscriptions are back, when every frame published from then on
+    arrives and everything before is in the database. One watch per process and event loop; the
+    in-memory layer never loses its subscribers and has nothing to watch."""
+
+    def __init__(self, listener) -> None:
+        self.listener = listener
+        self.hooked: dict[int, Any] = {}  # id(shard) -> the connection it was added to
+        self.task: asyncio.Task | None = None
+        self.running: set[asyncio.Task] = set()
+        self.reconnects = 0
+
+    def ensure(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.hooked = {}
+            self.task = loop.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                self.hook()
+            except Exception:  # noqa: BLE001 - a layer without shards, or its internals changed: nothing to watch
+                log.debug("channel layer: no subscriber connection to watch", exc_info=True)
+            await asyncio.sleep(WATCH_SECONDS)
+
+    def hook(self) -> None:
+        """Add the callback to each shard's subscriber connection not hooked yet."""
+        layer = get_channel_layer()
+        inner = layer._get_layer() if hasattr(layer, "_get_layer") else None
+        for shard in getattr(inner, "_shards", None) or []:
+            connection = getattr(getattr(shard, "_pubsub", None), "connection", None)
+            if connection is not None and self.hooked.get(id(shard)) is not connection:
+                connection.register_connect_callback(self.reconnected)  # kept as a weak method
+                self.hooked[id(shard)] = connection
+
+    def reconnected(self, connection) -> None:
+        self.reconnects += 1
+        task = asyncio.get_running_loop().create_task(self._notify())
+        self.running.add(task)
+        task.add_done_callback(self.running.discard)
+
+    async def _notify(self) -> None:
+        try:
+            await self.listener()
+        except Exception:  # noqa: BLE001 - the pages still learn at their next ping
+            log.warning("channel layer reconnected: the sockets could not be caught up", exc_info=True)
+
+
+_watches: dict[Any, ReconnectWatch] = {}
+
+
+def watch_reconnects(listener) -> ReconnectWatch:
+    """Run `listener()` (a coroutine function) on this event loop each time the channel layer's
+    subscriber connects to Redis again; started on first call, once per listener."""
+    watch = _watches.get(listener)
+    if watch is None:
+        watch = _watches[listener] = ReconnectWatch(listener)
+    watch.ensure()
+    return watch

@@ -283,9 +283,11 @@ class Client:
     bring it back. Every frame is kept with the time it came, for the checks."""
 
     def __init__(self, table_id: int, seat: int, session: str, ports: list[int], first: int,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", ping_seconds: float = PING_SECONDS) -> None:
         self.table_id = table_id
         self.host = host  # the Daphnes' address, or nginx's on the hosts test bed
+        self.ping_seconds = ping_seconds
+        self.quiet_until = 0.0  # no ping before then
         self.seat = seat
         self.session = session
         self.ports = ports
@@ -303,6 +305,9 @@ class Client:
         self.stopping = False
         self.task: asyncio.Task | None = None
         self.hellos = 0
+        self.hello_times: list[float] = []
+        self.sent_at: dict[int, float] = {}  # ref -> when the action went
+        self.answered_in: dict[int, tuple[str, float]] = {}  # ref -> (error code, seconds to the answer)
         self.gaps = 0
         self.stale_frames = 0
         self.last_hello = 0.0
@@ -379,7 +384,9 @@ class Client:
 
     async def _ping(self, ws) -> None:
         while True:
-            await asyncio.sleep(PING_SECONDS)
+            await asyncio.sleep(self.ping_seconds)
+            if time.time() < self.quiet_until:
+                continue  # the test measures what the server does by itself meanwhile
             try:
                 await ws.send(json.dumps({"type": "ping"}))
             except Exception:  # noqa: BLE001 - the reader sees the close
@@ -405,6 +412,7 @@ class Client:
             return
         self.last_hello = time.monotonic()
         self.hellos += 1
+        self.hello_times.append(time.time())
         self._send_now({"type": "hello", "last_version": self.version})
 
     # -- frames
@@ -419,6 +427,8 @@ class Client:
         version = frame.get("version")
         if kind in ("snapshot", "event"):
             attempt["answered"] = True
+        if kind == "event":  # every event this socket got, in order (each once: none repeated)
+            attempt.setdefault("events", []).append(version)
         if kind == "snapshot":
             if version is not None:
                 self.version = version
@@ -457,6 +467,8 @@ class Client:
                 self._hello()  # the next hand's snapshot went missing
         if kind == "error" and isinstance(frame.get("ref"), int):
             self.replies[frame["ref"]] = frame
+            if frame["ref"] in self.sent_at:
+                self.answered_in[frame["ref"]] = (frame.get("code"), now - self.sent_at[frame["ref"]])
         self.changed.set()
 
     # -- playing
@@ -467,6 +479,7 @@ class Client:
         before = self.version
         self.refs += 1
         ref = self.refs
+        self.sent_at[ref] = time.time()
         if not self._send_now({"type": "action", "version": before, "ref": ref, "action": action}):
             return "closed"
         until = time.monotonic() + timeout
@@ -694,6 +707,40 @@ def moves_around(db: Db, table: Table, version: int, since: float) -> list[str]:
 def close_codes(clients: list[Client]) -> dict[str, int]:
     """How the clients' sockets ended, by close code (1006: the connection just dropped)."""
     return dict(Counter(str(a.get("close_code")) for c in clients for a in c.attempts if "closed" in a))
+
+
+def repeated_events(clients: list[Client]) -> list[str]:
+    """Every event a socket got that was not newer than one it had got before (the same event
+    twice, or one out of order): each socket's events must have strictly increasing versions."""
+    out = []
+    for client in clients:
+        for number, attempt in enumerate(client.attempts):
+            events = attempt.get("events", [])
+            out += [f"table {client.table_id} seat {client.seat} socket {number}: v{b} after v{a}"
+                    for a, b in zip(events, events[1:], strict=False) if b <= a]
+    return out
+
+
+def caught_up(tables: list[Table], versions: dict[int, int], since: float) -> dict[str, Any]:
+    """How long after `since` each client had the game's version of `since` (`versions`, by game),
+    and whether it got there by itself asking (`hello`) or because the server sent it."""
+    seconds, asked = [], []
+    for table in tables:
+        target = versions[table.game_id]
+        for client in table.clients:
+            at = next((t for t, v in client.applied if v is not None and v >= target and t >= since - 60), None)
+            if at is None or at <= since:
+                continue  # it had it already when the fault ended
+            seconds.append(at - since)
+            if any(since <= h <= at for h in client.hello_times):
+                asked.append(f"table {table.id} seat {client.seat}")
+    return {"behind": len(seconds), "seconds": round(max(seconds), 2) if seconds else 0.0, "asked": asked}
+
+
+def unavailable_answers(clients: list[Client], since: float) -> list[float]:
+    """Seconds from each action sent after `since` to its `unavailable` answer."""
+    return [seconds for c in clients for ref, (code, seconds) in c.answered_in.items()
+            if code == "unavailable" and c.sent_at[ref] >= since]
 
 
 def error_codes(clients: list[Client], since: float = 0.0) -> dict[str, int]:

@@ -217,6 +217,8 @@ async def test_bad_frames_get_error_frames_and_the_socket_keeps_working(app):
 async def test_a_flood_is_rate_limited_and_the_socket_recovers(app):
     anna, _, game = await two_player_game()
     comm, _ = await connect(app, game.table_id, anna)
+    await hello(comm)  # nothing comes before it (docs/protocol.md)
+    await asyncio.sleep(0.3)  # the token it took is back
     for _ in range(12):
         await comm.send_json_to({"type": "chat", "phrase": "ciao"})
     codes = []
@@ -281,12 +283,15 @@ async def test_a_lone_tab_gets_its_own_frames_directly_and_a_seat_with_two_tabs_
     def action_groups() -> list[str]:
         return next(groups for groups in reversed(published) if theirs in groups)
 
-    # Connected but no snapshot yet: the socket has no version, so its frame goes round the layer.
+    # Nothing reaches a socket before its `hello`; once answered, alone, with version 0: the
+    # draw's frame comes straight back, only theirs is published.
     tab1, _ = await connect(app, game.table_id, users[mover])
+    await hello(tab1)
     await receive_type(tab1, "presence")
+    await asyncio.sleep(0.3)  # the token the hello took is back: the six actions below fit the bucket
     await tab1.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
     event = await receive_type(tab1, "event")
-    assert event["version"] == 1 and own in action_groups()
+    assert event["version"] == 1 and own not in action_groups()
     # Alone, with version 1: the discard's frame comes straight back, only theirs is published.
     discard = event["view"]["hand"][0]
     await tab1.send_json_to({"type": "action", "version": 1, "action": {"type": "discard", "card": discard}})
@@ -340,9 +345,10 @@ async def test_the_socket_knows_who_is_at_the_table_and_spectators_get_every_eve
     public, theirs = transport.public_group(game.table_id), transport.seat_group(game.table_id, other)
     player, _ = await connect(app, game.table_id, users[mover])
     opponent, _ = await connect(app, game.table_id, users[other])
+    await hello(player)  # the presence frames that came before it follow its answer
+    await hello(opponent)
     await receive_type(player, "presence")  # its own arrival
     assert [s["online"] for s in (await receive_type(player, "presence"))["seats"]] == [True, True]
-    await hello(player)
     # Nobody watches: the draw's public view is neither built nor published.
     await player.send_json_to({"type": "action", "version": 0, "action": {"type": "draw"}})
     event = await receive_type(player, "event")
@@ -395,10 +401,79 @@ async def test_reconnect_with_hello_gets_the_missed_events_or_a_snapshot(app):
     await back.disconnect()
 
 
+async def test_nothing_reaches_a_socket_before_its_hello(app):
+    """docs/protocol.md: the server sends nothing until the client says `hello`. What came before
+    follows the answer, less what the answer already has (the events up to its version)."""
+    anna, bruno, game = await two_player_game()
+    quiet, _ = await connect(app, game.table_id, anna)
+    other, _ = await connect(app, game.table_id, bruno)
+    await hello(other)
+    await other.send_json_to({"type": "chat", "phrase": "ciao"})
+    await receive_type(other, "chat")
+    await database_sync_to_async(play.submit_action)(game_id=game.pk, seat=game.to_move, action={"type": "draw"},
+                                                     actor="computer", expected_version=0)
+    await receive_type(other, "event")
+    assert await quiet.receive_nothing(timeout=0.3)
+    snap = await hello(quiet)
+    assert snap["version"] == 1
+    later = []
+    while not await quiet.receive_nothing(timeout=0.3):
+        later.append(await receive(quiet))
+    kinds = [frame["type"] for frame in later]
+    assert "chat" in kinds and "presence" in kinds and "event" not in kinds, kinds
+    await quiet.disconnect()
+    await other.disconnect()
+
+
+async def test_a_lost_frame_is_sent_before_the_next_one_and_none_twice(app, monkeypatch):
+    """The channel layer drops what is in flight when Redis restarts: the socket sends what its
+    page missed before the next frame (it knows the last version it sent), never asking the page
+    to notice; a frame delivered twice (a retried publish) reaches the page once."""
+    from games.consumers.table import catch_up_all
+
+    anna, bruno, game = await two_player_game()
+    users = {0: anna, 1: bruno}
+    mover, other = game.to_move, 1 - game.to_move
+    comm, _ = await connect(app, game.table_id, users[other])
+    await hello(comm)
+    await receive_type(comm, "presence")  # its own arrival
+    real, kept = transport.deliver, []
+
+    def lossy(messages):  # the first change's frames are lost, the next ones kept to send twice
+        messages = list(messages)
+        if kept or all(frame.get("version") != 1 for _group, frame in messages):
+            kept.append(messages)
+            real(messages)
+
+    monkeypatch.setattr(transport, "deliver", lossy)
+
+    def mover_plays(version: int, action: dict) -> int:
+        return play.submit_action(game_id=game.pk, seat=mover, action=action, actor="computer",
+                                  expected_version=version)
+
+    await database_sync_to_async(mover_plays)(0, {"type": "draw"})
+    assert await comm.receive_nothing(timeout=0.2), await receive(comm)  # lost: the page does not know
+    await catch_up_all()  # what the channel layer's reconnect runs
+    missed = await receive_type(comm, "event")
+    assert missed["version"] == 1 and missed["resync"] is True
+    # Lost again, and the next frame comes: the missed one first, in order.
+    monkeypatch.setattr(transport, "deliver", lambda messages: None)
+    card = EngineGame.from_dict((await reload(game)).state).hand(mover)[0].text
+    await database_sync_to_async(mover_plays)(1, {"type": "discard", "card": card})
+    monkeypatch.setattr(transport, "deliver", lossy)
+    await database_sync_to_async(play.submit_action)(game_id=game.pk, seat=other, action={"type": "draw"},
+                                                     actor="computer", expected_version=2)
+    assert [(await receive_type(comm, "event"))["version"] for _ in range(2)] == [2, 3]
+    await database_sync_to_async(real)(kept[-1])  # the same frames once more
+    assert await comm.receive_nothing(timeout=0.3)
+    await comm.disconnect()
+
+
 async def test_presence_follows_sockets_across_tabs(app):
     anna, bruno, game = await two_player_game()
     table_id = game.table_id
     tab1, _ = await connect(app, table_id, anna)
+    await hello(tab1)
     frame = await receive_type(tab1, "presence")
     assert frame["seats"][0]["online"] is True and frame["seats"][1]["online"] is False
     tab2, _ = await connect(app, table_id, anna)
@@ -408,6 +483,7 @@ async def test_presence_follows_sockets_across_tabs(app):
     assert frame["seats"][0]["online"] is True  # one tab is still open
     assert await database_sync_to_async(presence.is_online)(table_id, 0)
     bob, _ = await connect(app, table_id, bruno)
+    await hello(bob)
     frame = await receive_type(tab1, "presence")
     assert [s["online"] for s in frame["seats"]] == [True, True]
     assert [s["online"] for s in (await receive_type(bob, "presence"))["seats"]] == [True, True]
@@ -422,6 +498,7 @@ async def test_chat_phrase_reaches_everyone_at_the_table(app):
     anna, bruno, game = await two_player_game()
     a, _ = await connect(app, game.table_id, anna)
     b, _ = await connect(app, game.table_id, bruno)
+    await hello(b)
     await receive_type(b, "presence")  # b has joined the table's groups
     await a.send_json_to({"type": "chat", "phrase": "bella_mano"})
     frame = await receive_type(b, "chat")
@@ -473,6 +550,7 @@ async def test_back_takes_the_seat_back_from_the_computer(app):
 
     await cover(0)
     comm, _ = await connect(app, game.table_id, anna)
+    await hello(comm)
     frame = await receive_type(comm, "presence")
     assert frame["seats"][0]["covered_by_computer"] is True
     await comm.send_json_to({"type": "back"})
@@ -493,6 +571,7 @@ async def test_refusals_speak_the_players_language(app):
 
     await english()
     comm, _ = await connect(app, game.table_id, anna)
+    await hello(comm)
     await comm.send_json_to({"type": "teleport"})
     assert (await receive_type(comm, "error"))["message"] == "Unknown message type."
     await comm.send_json_to({"type": "chat", "phrase": "free text"})

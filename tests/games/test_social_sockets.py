@@ -18,7 +18,7 @@ from games.services.lobby import challenges, social
 from games.services.table import turns
 from games.services.table.seating import create_table, sit
 from tests.games.helpers import make_user, started_table, ws_headers
-from tests.games.test_consumers import connect
+from tests.games.test_consumers import connect, hello
 from tests.games.test_matchmaking import TIMEOUT, app, lobby, people, receive, receive_type
 
 __all__ = ["app"]  # the fixture, imported for these tests
@@ -94,6 +94,7 @@ async def test_your_turn_rings_only_for_a_player_not_looking_at_the_table(app):
     mover, other = (anna, bruno) if first == 0 else (bruno, anna)
     mover_table, ok = await connect(app, table.pk, mover)
     assert ok
+    await hello(mover_table)  # a socket is sent nothing before it (docs/protocol.md)
     other_bell = await bell_socket(app, other)
     assert (await receive(other_bell))["unread"] == 0
 
@@ -106,6 +107,7 @@ async def test_your_turn_rings_only_for_a_player_not_looking_at_the_table(app):
     # Now the other player looks at the table and plays: the mover, who is there, gets no line.
     other_table, ok = await connect(app, table.pk, other)
     assert ok
+    await hello(other_table)
     await play_turn(other_table)
     await play_turn(mover_table)  # back to the other, who is looking now
     await asyncio.sleep(0.3)

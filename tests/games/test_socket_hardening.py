@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 from tests.games.helpers import make_user, session_cookie, started_table, ws_headers
 
 # `quiet_turns` is its autouse fixture, here too: no timers, this file is about the socket.
-from tests.games.test_consumers import TIMEOUT, asgi_application, quiet_turns, receive_type  # noqa: F401
+from tests.games.test_consumers import TIMEOUT, asgi_application, hello, quiet_turns, receive_type  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -83,6 +83,7 @@ async def test_a_person_may_open_five_sockets_at_a_table_not_more(app):
     for _ in range(base.MAX_SOCKETS_PER_TABLE):
         comm = WebsocketCommunicator(app, f"/ws/table/{table.pk}/", headers=headers)
         assert (await comm.connect(timeout=TIMEOUT))[0]
+        await hello(comm)
         await receive_type(comm, "presence")
         tabs.append(comm)
     extra = WebsocketCommunicator(app, f"/ws/table/{table.pk}/", headers=headers)
@@ -91,6 +92,7 @@ async def test_a_person_may_open_five_sockets_at_a_table_not_more(app):
     await tabs.pop().disconnect()
     again = WebsocketCommunicator(app, f"/ws/table/{table.pk}/", headers=headers)
     assert (await again.connect(timeout=TIMEOUT))[0]
+    await hello(again)
     assert (await receive_type(again, "presence"))["type"] == "presence"  # a place came free
     for comm in [*tabs, again]:
         await comm.disconnect()

@@ -13,6 +13,7 @@ import threading
 
 from django.core.management.base import BaseCommand
 
+from burraco_site import preflight
 from games.services.scheduler import Scheduler, interval
 
 
@@ -27,6 +28,7 @@ class Command(BaseCommand):
         if options["once"]:
             self.stdout.write(json.dumps(Scheduler().tick(), sort_keys=True))
             return
+        preflight.exit_on_problems("The turn scheduler")
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
