@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from games.benchmarks import hosts
 from tests.faults.harness import (
     PLAY_ON_SECONDS,
@@ -31,6 +33,9 @@ from tests.faults.harness import (
     settle,
     wait_for,
 )
+
+# Three minutes with the bed's start: with the long runs (bin/test -m slow; CI runs them).
+pytestmark = pytest.mark.slow
 
 CUT_SECONDS = 10
 BACK_WITHIN = 5.0  # seconds from the network coming back to every table's next move
