@@ -70,6 +70,13 @@ ENGINE_MESSAGES: dict[str, str] = {
     "bad_position": gettext_noop("Posizione di gioco non valida"),
     "hand_not_over": gettext_noop("La mano non è ancora finita"),
     "match_over": gettext_noop("La partita è già finita"),
+    # Burraco Reale (RULES §15).
+    "reale_no_sets": gettext_noop("Nel Burraco Reale si calano solo scale: i tris non sono ammessi"),
+    "reale_no_joker": gettext_noop("Nel Burraco Reale non ci sono Jolly: le sole matte sono le pinelle"),
+    "clean_burraco_required": gettext_noop("Bisogna aver fatto un Burraco pulito per terminare"),
+    "single_card_without_clean_burraco": gettext_noop(
+        "Non è possibile restare con una sola carta in mano senza aver fatto un Burraco pulito"
+    ),
 }
 
 MESSAGES: dict[str, str] = {**RULEBOOK_MESSAGES, **ENGINE_MESSAGES}

@@ -25,6 +25,7 @@ from games.engine import (
 )
 
 FULL = Counter({c.text: (4 if c.text == "JK" else 2) for c in ALL_CARDS})
+REALE_FULL = FULL - Counter({"JK": 4})  # Burraco Reale: 104 cards, no jokers (RULES §15)
 CARD_TEXTS = {c.text for c in ALL_CARDS}
 CONFIGS = [(name, players) for name in PRESETS for players in (2, 4)]
 
@@ -159,7 +160,7 @@ def play_checked(name: str, players: int, seed: int, thorough: bool) -> Game:
             after = next(m for m in g.table[side] if m.id == action["meld"])
             check_lay_off_places(before[action["meld"]], after)
         steps += 1
-        assert all_cards(g) == FULL
+        assert all_cards(g) == (REALE_FULL if name == "reale" else FULL)
         for side, state in enumerate(g.pozzetto_state):
             if state != "available":
                 gone.add(side)
