@@ -10,19 +10,8 @@ from collections import Counter
 import pytest
 
 from games.bots.random_player import random_action
-from games.engine import (
-    ALL_CARDS,
-    BURRACO_BONUS,
-    MESSAGES,
-    PRESET_PLAYERS,
-    Game,
-    IllegalMove,
-    Ruleset,
-    check_meld,
-    lay_off,
-    parse_cards,
-    replay,
-)
+from games.engine import ALL_CARDS, MESSAGES, PRESET_PLAYERS, Game, IllegalMove, Ruleset, parse_cards, replay
+from games.engine.melds import BURRACO_BONUS, check_meld, lay_off
 
 from .helpers import CLASSICO, POZZETTO, discard, draw, lay, meld, play, refuse
 
