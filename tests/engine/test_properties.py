@@ -232,7 +232,8 @@ cards_strategy = st.lists(st.sampled_from(ALL_CARDS), min_size=1, max_size=15)
 
 
 @settings(max_examples=400, deadline=None)
-@given(cards_strategy, st.sampled_from([Ruleset(), Ruleset.preset("classico", semipulito=True)]))
+@given(cards_strategy, st.sampled_from([Ruleset(), Ruleset.preset("classico", semipulito=True),
+                                       Ruleset.preset("reale")]))
 def test_check_meld_reads_or_refuses(cards, ruleset):
     try:
         m = check_meld(cards, ruleset)
@@ -242,6 +243,8 @@ def test_check_meld_reads_or_refuses(cards, ruleset):
     assert sorted(c.text for c in m.cards) == sorted(c.text for c in cards)
     assert 3 <= len(m.cards) <= 14
     assert sum(1 for c in m.cards if c.is_wild) - (m.wild is not None) <= 1  # at most a natural 2
+    if ruleset.variant == "reale":
+        assert m.kind == "sequence" and not any(c.is_joker for c in m.cards)
     again = check_meld(m.cards, ruleset)
     assert again.cards == m.cards and again.wild == m.wild  # laying it out again reads the same
 
