@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib.auth import password_validation
 from django.contrib.auth.forms import UsernameField
+from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
 from . import services
@@ -64,6 +65,12 @@ class LanguageForm(forms.Form):
     sound_on = forms.BooleanField(
         label=_("Suoni al tavolo"), required=False,
         help_text=_("Come partono i suoni quando apri un tavolo; al tavolo il pulsante «Suoni» li accende e spegne."),
+    )
+    client_seed = forms.CharField(
+        label=_("Il tuo seme per i mazzi"), required=False, max_length=64,
+        validators=[RegexValidator(r"^[\x21-\x7e]*$", _("Solo caratteri ASCII stampabili, senza spazi."))],
+        help_text=_("Facoltativo: si mescola al seme del server in ogni mano che giochi, così l'ordine delle carte "
+                    "non lo decide il server da solo. Lo vedono tutti a mano finita."),
     )
 
 

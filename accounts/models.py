@@ -20,6 +20,9 @@ class User(AbstractUser):
     # "Gioca contro il computer" opens with the variant and level of the player's last game.
     quick_preset = models.CharField(max_length=20, blank=True, default="")
     quick_level = models.CharField(max_length=12, blank=True, default="")
+    # The player's own entropy for every deal at their tables (docs/fairness.md), unless a table's
+    # socket sent another with `hello`; public once a hand is over.
+    client_seed = models.CharField(_("seme per i mazzi"), max_length=64, blank=True, default="", db_default="")
     # Set when the player deleted the account: the row stays (games keep their seats) but is
     # anonymous (accounts.services.user_delete).
     deleted_at = models.DateTimeField(null=True, blank=True)

@@ -87,13 +87,17 @@ def user_set_language(*, user: User, language: str) -> User:
     return user
 
 
-def user_set_preferences(*, user: User, language: str, sound_on: bool) -> User:
-    """The settings page's first form: the site's language and whether the table's sounds start
-    on. Only those two fields are checked and saved."""
+def user_set_preferences(*, user: User, language: str, sound_on: bool, client_seed: str | None = None) -> User:
+    """The settings page's first form: the site's language, whether the table's sounds start
+    on and (when given) the player's seed for the deals. Only those fields are checked and saved."""
     user.language = language
     user.sound_on = bool(sound_on)
-    user.clean_fields(exclude=[f.name for f in User._meta.concrete_fields if f.name != "language"])
-    user.save(update_fields=["language", "sound_on"])
+    fields = ["language", "sound_on"]
+    if client_seed is not None:
+        user.client_seed = client_seed
+        fields.append("client_seed")
+    user.clean_fields(exclude=[f.name for f in User._meta.concrete_fields if f.name not in ("language", "client_seed")])
+    user.save(update_fields=fields)
     return user
 
 
@@ -192,7 +196,7 @@ def user_delete(*, user: User, password: str) -> None:
         locked.is_active = False
         locked.is_staff = locked.is_superuser = False
         locked.sound_on = True
-        locked.quick_preset = locked.quick_level = ""
+        locked.quick_preset = locked.quick_level = locked.client_seed = ""
         locked.language = User.Language.ITALIAN
         locked.deleted_at = timezone.now()
         locked.set_unusable_password()

@@ -65,7 +65,8 @@ def profile(request, username):
 def _render_settings(request, *, form=None, email_form=None, delete_form=None, status=200):
     user = request.user
     return render(request, "accounts/settings.html", {
-        "form": form or LanguageForm(initial={"language": user.language, "sound_on": user.sound_on}),
+        "form": form or LanguageForm(initial={"language": user.language, "sound_on": user.sound_on,
+                                              "client_seed": user.client_seed}),
         "email_form": email_form or EmailChangeForm(),
         "delete_form": delete_form or DeleteAccountForm(),
     }, status=status)
@@ -80,7 +81,8 @@ def account_settings(request):
     if not form.is_valid():
         return _render_settings(request, form=form)
     language = form.cleaned_data["language"]
-    services.user_set_preferences(user=request.user, language=language, sound_on=form.cleaned_data["sound_on"])
+    services.user_set_preferences(user=request.user, language=language, sound_on=form.cleaned_data["sound_on"],
+                                  client_seed=form.cleaned_data["client_seed"])
     response = redirect("accounts:settings")
     # The cookie keeps the choice after log-out on this device too.
     response.set_cookie(

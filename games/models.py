@@ -73,6 +73,9 @@ class Seat(models.Model):
     covered_by_computer = models.BooleanField(default=False)
     covered_moves = models.PositiveIntegerField(default=0)
     own_moves = models.PositiveIntegerField(default=0)
+    # The player's own entropy for the next deal (sent with `hello`, docs/fairness.md): public,
+    # recorded in each deal it went into; "" when none was given.
+    client_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [
@@ -154,6 +157,13 @@ class Hand(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
     number = models.PositiveSmallIntegerField()
     deal = models.JSONField()  # engine Game.deal: hands, stock order, discard, pozzetti, first player
+    # The secret seed the deal was shuffled from (64 hex digits; "" for a hand dealt before fair
+    # deals). Its hash is in `deal["commitment"]`; the seed itself is read only once the hand is
+    # over (games/selectors/fairness.py), never while it is played (docs/fairness.md).
+    seed = models.CharField(max_length=64, blank=True, default="", db_default="")
+    # The seed already drawn for the next hand, its hash announced in this deal's commitment
+    # (`next_hash`): it becomes the next Hand's `seed`, and is as secret as that one.
+    next_seed = models.CharField(max_length=64, blank=True, default="", db_default="")
     score = models.JSONField(null=True, blank=True)  # engine score() per side, once the hand is over
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -14,6 +14,7 @@ from .views import rules as rules_views
 from .views import social as social_views
 from .views import table as table_views
 from .views import tournaments as tournament_views
+from .views import verify as verify_views
 
 urlpatterns = [
     path("gioca/", lobby_views.lobby, name="lobby"),
@@ -45,6 +46,8 @@ urlpatterns = [
     path("storico/partita/<int:game_id>/mosse.json", history_views.game_moves_json, name="game_moves_json"),
     path("storico/partita/<int:game_id>/replay/", replay_views.replay, name="game_replay"),
     path("storico/partita/<int:game_id>/analisi/", replay_views.request_analysis, name="game_analysis"),
+    path("storico/partita/<int:game_id>/verifica/", verify_views.game_verify, name="game_verify"),
+    path("verifica/", verify_views.verify, name="verify"),
     path("classifiche/", leaderboards_views.leaderboards, name="leaderboards"),
     path("tornei/", tournament_views.tournament_list, name="tournaments"),
     path("tornei/<int:tournament_id>/", tournament_views.tournament_detail, name="tournament_detail"),

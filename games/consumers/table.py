@@ -21,7 +21,7 @@ from games.selectors import tables as table_selectors
 from games.services.errors import ServiceError, message
 from games.services.lobby import rematch
 from games.services.play import play
-from games.services.table import attendance, chat, practice
+from games.services.table import attendance, chat, fairness, practice
 from games.services.table.seating import take_seat_back
 
 from .base import (
@@ -280,6 +280,9 @@ class TableConsumer(SocketConsumer):
             offer = await run_db(rematch.offer_frame)(self.table_id)
             if offer is not None:
                 await self._send(offer)
+        if "client_seed" in frame:  # the player's entropy for the next deal (docs/fairness.md)
+            await run_db(fairness.set_client_seed)(table_id=self.table_id, position=self.position,
+                                                   user=self.scope["user"], text=frame["client_seed"])
 
     async def _on_ping(self, frame: dict[str, Any], ref) -> None:
         """Keep-alive; the answer carries the game's version, so a page that missed a frame

@@ -70,6 +70,8 @@ ENGINE_MESSAGES: dict[str, str] = {
     "bad_position": gettext_noop("Posizione di gioco non valida"),
     "hand_not_over": gettext_noop("La mano non è ancora finita"),
     "match_over": gettext_noop("La partita è già finita"),
+    "bad_seed": gettext_noop("Il seme non è valido: servono 64 cifre esadecimali"),
+    "bad_client_seed": gettext_noop("Il seme del giocatore va da 0 a 64 caratteri ASCII stampabili, senza spazi"),
     # Burraco Reale (RULES §15).
     "reale_no_sets": gettext_noop("Nel Burraco Reale si calano solo scale: i tris non sono ammessi"),
     "reale_no_joker": gettext_noop("Nel Burraco Reale non ci sono Jolly: le sole matte sono le pinelle"),

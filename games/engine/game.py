@@ -18,6 +18,7 @@ from itertools import combinations
 from typing import Any
 
 from .cards import Card, cards_text, parse_cards
+from .deal import FairSeed, lay_out
 from .errors import IllegalMove
 from .melds import Meld, check_meld, lay_off
 from .rules import END_AT_TWO, POZZETTO_BECOMES_STOCK, REALE, Ruleset
@@ -27,8 +28,6 @@ try:  # the engine needs only the standard library; orjson, when installed, is t
 except ImportError:  # pragma: no cover - the site installs it
     orjson = None
 
-HAND_SIZE = 11
-POZZETTO_SIZE = 11
 CLOSING_BONUS = 100
 POZZETTO_PENALTY = 100
 
@@ -129,10 +128,13 @@ class Game:
     @classmethod
     def new(cls, ruleset: Ruleset, rng: random.Random | None = None, *,
             first_player: int | None = None, totals: Sequence[int] = (0, 0),
-            hand_number: int = 0, match_first: int | None = None) -> Game:
+            hand_number: int = 0, match_first: int | None = None, fair: FairSeed | None = None) -> Game:
         """Shuffle and deal a hand (RULES §2).
 
         ``rng`` defaults to :class:`secrets.SystemRandom` (pass ``random.Random(seed)`` in tests).
+        With ``fair`` the cards' order is the one its seed gives (games/engine/deal.py) and the
+        deal records its ``commitment`` (the seed's hash and the client seeds, never the seed);
+        ``rng`` then only draws the first player.
         The first player of a match is drawn by lot; later hands rotate, see :meth:`next_hand`.
 
         >>> g = Game.new(Ruleset.preset("classico", players=4), rng=random.Random(7))
@@ -141,23 +143,24 @@ class Game:
         """
         rng = rng or secrets.SystemRandom()
         n = ruleset.players
-        deck = ruleset.deck()
-        rng.shuffle(deck)
+        if fair is None:
+            deck = ruleset.deck()
+            rng.shuffle(deck)
+        else:
+            deck = fair.deck(ruleset.deck())
         if match_first is None:
             match_first = rng.randrange(n) if first_player is None else first_player
         if first_player is None:
             first_player = (match_first + hand_number) % n
-        texts = cards_text(deck)
-        hands = [texts[i * HAND_SIZE:(i + 1) * HAND_SIZE] for i in range(n)]
-        at = n * HAND_SIZE
-        pozzetti = [texts[at:at + POZZETTO_SIZE], texts[at + POZZETTO_SIZE:at + 2 * POZZETTO_SIZE]]
-        at += 2 * POZZETTO_SIZE
+        piles = lay_out(cards_text(deck), n)
         deal = {
-            "ruleset": ruleset.to_dict(), "hands": hands, "stock": texts[at + 1:],
-            "discard": [texts[at]], "pozzetti": pozzetti, "melds": [[], []],
+            "ruleset": ruleset.to_dict(), "hands": piles["hands"], "stock": piles["stock"],
+            "discard": piles["discard"], "pozzetti": piles["pozzetti"], "melds": [[], []],
             "to_move": first_player, "hand_number": hand_number, "totals": list(totals),
             "match_first": match_first,
         }
+        if fair is not None:
+            deal["commitment"] = fair.commitment()
         return cls._from_deal(deal)
 
     @classmethod
@@ -254,6 +257,19 @@ class Game:
         return _copy(self._deal)
 
     @property
+    def commitment(self) -> str | None:
+        """The SHA-256 of the hand's secret seed, announced to every seat; None for a hand dealt
+        without one (an old hand, a test's position)."""
+        recorded = self._deal.get("commitment")
+        return recorded.get("hash") if isinstance(recorded, dict) else None
+
+    @property
+    def next_commitment(self) -> str | None:
+        """The SHA-256 of the seed already drawn for the next hand (docs/fairness.md), or None."""
+        recorded = self._deal.get("commitment")
+        return recorded.get("next_hash") if isinstance(recorded, dict) else None
+
+    @property
     def hand_over(self) -> bool:
         return self.phase == OVER
 
@@ -317,16 +333,16 @@ class Game:
         finished, winner = match_result(target, totals)
         return Match(target, self.hand_number, totals, finished, winner)
 
-    def next_hand(self, rng: random.Random | None = None) -> Game:
+    def next_hand(self, rng: random.Random | None = None, *, fair: FairSeed | None = None) -> Game:
         """Deal the next hand of the match: totals carried, first player rotated
-        (hand n starts with seat (first + n) mod players)."""
+        (hand n starts with seat (first + n) mod players); ``fair`` as in :meth:`new`."""
         if self.phase != OVER:
             raise IllegalMove("hand_not_over")
         m = self.match
         if m.finished:
             raise IllegalMove("match_over")
         return Game.new(self.ruleset, rng, totals=m.totals, hand_number=self.hand_number + 1,
-                        match_first=self.match_first)
+                        match_first=self.match_first, fair=fair)
 
     # ------------------------------------------------------------------ views
 
@@ -354,6 +370,8 @@ class Game:
             "totals": list(self.totals),
             "match": self.match.to_dict() if over else None,
             "version": len(self.actions),
+            "commitment": self.commitment,
+            "next_commitment": self.next_commitment,
         }
         return view
 

@@ -29,7 +29,8 @@ from games.engine import (
     lay_off,
     parse_cards,
 )
-from games.engine.game import CLOSING_BONUS, HAND_SIZE, POZZETTO_PENALTY, POZZETTO_SIZE
+from games.engine.deal import HAND_SIZE, POZZETTO_SIZE
+from games.engine.game import CLOSING_BONUS, POZZETTO_PENALTY
 from games.selectors.reliability import MIN_MATCHES, RECENT_MATCHES, RELIABILITY_MIX_SECONDS, RELIABLE_SHARE
 
 

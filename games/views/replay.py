@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games.models import Analysis
+from games.selectors.fairness import game_fairness
 from games.selectors.history import game_page_context
 from games.selectors.replays import build_hand_replay, seat_names
 from games.services.history import analysis as analysis_service
@@ -70,11 +71,13 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         context["unavailable"] = _("Questa mano non esiste in questa partita.")
         return render(request, "games/replay.html", context, status=404)
     hand_replay = build_hand_replay(game, number)
+    fairness = game_fairness(game, number)
     names = seat_names(context["seats"])
     analysis = Analysis.objects.filter(game=game).first()
     context.update({
         "hand_number": number,
         "hand_replay": hand_replay,
+        "fairness": fairness[0] if fairness else None,
         "analysis": analysis,
         "analysis_status": analysis_service.status_text(analysis),
         "analysis_can_request": analysis is None or analysis.status == Analysis.Status.FAILED,

@@ -433,7 +433,7 @@ def test_view_keys():
         "players", "to_move", "phase", "hand_counts", "stock_count", "discard", "melds",
         "pozzetti", "picked_single_card", "last_round", "hand_over", "end_reason", "closed_by",
         "score", "ruleset", "hand_number", "totals", "match", "version", "seat", "side", "hand",
-        "my_turn", "can_close", "close_blocker", "allowed"}
+        "my_turn", "can_close", "close_blocker", "allowed", "commitment", "next_commitment"}
 
 
 def test_replay_and_round_trip():

@@ -289,3 +289,16 @@ def test_ten_thousand_random_reale_hands(start):
     """With the default run's 300, 10,000 hands, in four parts for a parallel run."""
     stop = min(start + 2425, 10_000)
     assert sum(run_hands(range(start, stop)).values()) == stop - start
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_fair_reale_deal_has_104_cards_and_checks_out(players):
+    from games.engine.deal import FairSeed, check_deal
+
+    fair = FairSeed.from_hex("5a" * 32, [""] * players)
+    g = Game.new(Ruleset.preset("reale", players=players), rng=random.Random(1), fair=fair)
+    deal = g.deal
+    cards = Counter(c for pile in (*deal["hands"], *deal["pozzetti"], deal["stock"], deal["discard"]) for c in pile)
+    assert cards == Counter({c.text: 2 for c in ALL_CARDS if not c.is_joker})
+    assert check_deal(deal, fair.seed_hex).code == "ok"
+    assert check_deal(deal, "5b" * 32).code == "seed_mismatch"

@@ -4,10 +4,15 @@ only that seat's cards and face-up cards; spectators and table-wide frames carry
 Complete 2- and 4-player hands are played through `submit_action` with random legal actions, and
 every (group, frame) leaving the server is captured and checked against the engine state at that
 moment. The same notation exists twice in the deck, so the checks are multiset inclusions.
+No frame carries a hand's secret seed (docs/fairness.md) in any spelling, and every view carries its
+hand's commitment, the seed's SHA-256.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import random
 import re
 from collections import Counter
@@ -17,7 +22,7 @@ import pytest
 
 from games.engine import Game as EngineGame
 from games.live import presence
-from games.models import Game, Move
+from games.models import Game, Hand, Move
 from games.services.play.play import submit_action
 from games.services.table import turns
 from tests.games.helpers import capture, engine_of, make_user, random_legal, started_table
@@ -98,6 +103,30 @@ def check_frame(frame: dict[str, Any], state: EngineGame, position: int | None) 
     )
 
 
+def seed_forms(seed_hex: str) -> list[str]:
+    """Every way a frame could spell a hand's secret seed: hex either case, base64 (both alphabets,
+    with and without padding)."""
+    raw = bytes.fromhex(seed_hex)
+    forms = [seed_hex.lower(), seed_hex.upper(), base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()]
+    return forms + [f.rstrip("=") for f in forms[2:]]
+
+
+def check_fairness(frame: dict[str, Any], seeds: dict[int, str]) -> None:
+    """No frame carries any hand's seed (`seeds`: hand number → seed, the next hand's drawn ahead
+    included); a view carries its hand's commitment and the next hand's, the seeds' SHA-256, and
+    nothing else of them."""
+    text = json.dumps(frame)
+    for number, seed in seeds.items():
+        for form in seed_forms(seed):
+            assert form not in text, f"{frame['type']} carries the seed of hand {number}"
+    view = frame.get("view")
+    if view is not None:
+        number = view["hand_number"] + 1
+        assert view["commitment"] == hashlib.sha256(bytes.fromhex(seeds[number])).hexdigest()
+        if number + 1 in seeds:
+            assert view["next_commitment"] == hashlib.sha256(bytes.fromhex(seeds[number + 1])).hexdigest()
+
+
 def play_and_audit(monkeypatch, players: int, seed: int, target=None, max_hands: int = 1) -> tuple[int, Game]:
     monkeypatch.setattr(turns, "after_change", lambda game_id, version, **_: None)
     cap = capture(monkeypatch)
@@ -113,7 +142,12 @@ def play_and_audit(monkeypatch, players: int, seed: int, target=None, max_hands:
 
     def audit(frames, played: EngineGame, fresh: EngineGame) -> int:
         count = 0
+        seeds = {}
+        for number, seed, upcoming in Hand.objects.filter(game=game).values_list("number", "seed", "next_seed"):
+            seeds[number] = seed
+            seeds[number + 1] = upcoming  # the next hand's, drawn ahead: as secret
         for group, frame in frames:
+            check_fairness(frame, seeds)
             if group in seat_groups or group == public:
                 position = seat_groups.get(group)
                 state = fresh if frame["type"] == "snapshot" else played
@@ -193,3 +227,16 @@ def test_the_checker_catches_a_leak():
         check_frame({"type": "event", "action": {"type": "draw", "card": "AS"}}, state, 1)
     with pytest.raises(AssertionError):
         check_frame({"type": "snapshot", "view": state.view(1)}, state, None)
+
+
+def test_the_checker_catches_a_seed():
+    """The seed in any of its spellings, or a view whose hash is not its hand's, is caught."""
+    seed = "0f" * 32
+    seeds = {1: seed}
+    view = {"hand_number": 0, "commitment": hashlib.sha256(bytes.fromhex(seed)).hexdigest()}
+    check_fairness({"type": "event", "view": view}, seeds)
+    for form in seed_forms(seed):
+        with pytest.raises(AssertionError):
+            check_fairness({"type": "event", "view": view, "note": f"x{form}x"}, seeds)
+    with pytest.raises(AssertionError):
+        check_fairness({"type": "event", "view": view | {"commitment": "ab" * 32}}, seeds)

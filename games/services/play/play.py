@@ -29,7 +29,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -51,7 +51,7 @@ from games.services import notifications, tournaments
 from games.services.errors import ServiceError
 from games.services.history import ratings
 from games.services.history.analysis import queue_after_game
-from games.services.table import attendance, turns
+from games.services.table import attendance, fairness, turns
 from games.services.table.seating import _announce_now
 from games.services.table.turn_plan import (
     Position,
@@ -455,7 +455,7 @@ def _apply_locked(game_id: int, seat: int, action: dict, actor: str, expected_ve
         finished_hand: dict[str, Any] | None = None
         next_game: EngineGame | None = None
         if engine_game.hand_over:
-            finished_hand, next_game = _close_hand(game, table, engine_game)
+            finished_hand, next_game = _close_hand(game, table, engine_game, seat_rows.values())
         live = next_game or engine_game
         game.state = live.to_dict()
         game.version = version
@@ -492,8 +492,10 @@ def _end_cover(seat_row: Seat, actor: str) -> bool:
     return True
 
 
-def _close_hand(game: Game, table: Table, engine_game: EngineGame) -> tuple[dict[str, Any], EngineGame | None]:
-    """Score the hand just over; deal the next one or finish the match."""
+def _close_hand(game: Game, table: Table, engine_game: EngineGame,
+                seats: Iterable[Seat]) -> tuple[dict[str, Any], EngineGame | None]:
+    """Score the hand just over; deal the next one (from a fresh seed with the seats' client
+    seeds, docs/fairness.md) or finish the match."""
     score = engine_game.score()
     match = engine_game.match
     now = timezone.now()
@@ -517,9 +519,12 @@ def _close_hand(game: Game, table: Table, engine_game: EngineGame) -> tuple[dict
             "end_reason": engine_game.end_reason,
         })
         return finished_hand, None
-    next_game = engine_game.next_hand(secrets.SystemRandom())
+    committed = Hand.objects.filter(game=game, number=game.hand_number).values_list("next_seed", flat=True).first()
+    seeds = fairness.draw_for(seats, committed or "")
+    next_game = engine_game.next_hand(secrets.SystemRandom(), fair=seeds.fair)
     game.hand_number = next_game.hand_number + 1
-    Hand.objects.create(game=game, number=game.hand_number, deal=next_game.deal)
+    Hand.objects.create(game=game, number=game.hand_number, deal=next_game.deal,
+                        seed=seeds.fair.seed_hex, next_seed=seeds.next_seed)
     return finished_hand, next_game
 
 

@@ -28,7 +28,7 @@ from games.selectors.rules import preset_label
 from games.selectors.tables import snapshot_messages, table_frame
 from games.services import notifications
 from games.services.errors import ServiceError, message
-from games.services.table import attendance, turn_plan, turns
+from games.services.table import attendance, fairness, turn_plan, turns
 
 log = logging.getLogger(__name__)
 
@@ -296,10 +296,12 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
     if table.status != Table.Status.WAITING or Game.objects.filter(table=table).exists():
         raise ServiceError("not_waiting")
     ruleset = Ruleset.from_dict(table.options)
-    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player)
+    seats = _seats(table)
+    seeds = fairness.draw_for(seats)
+    engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player, fair=seeds.fair)
     deadline = turns.deadline_for(engine_game, table)
     presence.clear_away(table.pk)
-    mover = next(s for s in _seats(table) if s.position == engine_game.to_move)
+    mover = next(s for s in seats if s.position == engine_game.to_move)
     game = Game.objects.create(
         table=table,
         hand_number=engine_game.hand_number + 1,
@@ -310,7 +312,8 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
         turn_deadline=deadline,
         due_at=turns.due_at(table.pk, _mover(mover), deadline, table.disconnect_grace_seconds),
     )
-    Hand.objects.create(game=game, number=engine_game.hand_number + 1, deal=engine_game.deal)
+    Hand.objects.create(game=game, number=engine_game.hand_number + 1, deal=engine_game.deal,
+                        seed=seeds.fair.seed_hex, next_seed=seeds.next_seed)
     table.status = Table.Status.PLAYING
     table.started_at = timezone.now()
     table.save(update_fields=["status", "started_at"])

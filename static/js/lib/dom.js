@@ -47,15 +47,20 @@ export function setAttr(node, name, value) {
  * nodes out of place are moved. `create(item)` makes a node, `update(node, item)` refreshes it.
  */
 export function keyed(parent, items, keyOf, create, update) {
+  const keys = items.map((item) => String(keyOf(item)));
+  const wanted = new Set(keys);
+  // Nodes whose key is gone leave first: left in place they would stand at the walk's cursor,
+  // and every node after them would be moved (taken out of the layout and put back) to get past.
   const old = new Map();
   for (const child of [...parent.children]) {
-    if (child.dataset.key !== undefined) old.set(child.dataset.key, child);
+    const key = child.dataset.key;
+    if (key !== undefined && wanted.has(key) && !old.has(key)) old.set(key, child);
     else child.remove();
   }
   const active = document.activeElement;
   let cursor = parent.firstElementChild;
-  for (const item of items) {
-    const key = String(keyOf(item));
+  items.forEach((item, i) => {
+    const key = keys[i];
     let node = old.get(key);
     if (node) old.delete(key);
     else {
@@ -65,8 +70,7 @@ export function keyed(parent, items, keyOf, create, update) {
     update(node, item);
     if (node === cursor) cursor = cursor.nextElementSibling;
     else parent.insertBefore(node, cursor);
-  }
-  for (const node of old.values()) node.remove();
+  });
   // Moving a focused node in the DOM drops its focus: give it back.
   if (active && active !== document.activeElement && parent.contains(active)) active.focus({ preventScroll: true });
 }

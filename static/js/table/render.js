@@ -298,6 +298,10 @@ export function createRenderer(s) {
     const live = s.view;
     const target = live.ruleset && live.ruleset.target ? ` · ${fmt(L.target, { n: live.ruleset.target })}` : "";
     setText($("hand-number"), typeof live.hand_number === "number" ? `${fmt(L.hand, { n: live.hand_number + 1 })}${target}` : "");
+    const hash = typeof live.commitment === "string" ? live.commitment : ""; // the deal's SHA-256 (docs/fairness.md)
+    setHidden($("deal-hash"), !hash);
+    setText($("deal-hash-value"), hash ? `${hash.slice(0, 16)}…` : "");
+    setAttr($("deal-hash-value"), "title", hash || null);
     const totals = s.totals || live.totals || [0, 0];
     const order = S.sideOrder(s);
     keyed($("totals"), order, (side) => side, () => {
@@ -347,6 +351,7 @@ export function createRenderer(s) {
     }, { passive: true });
   }
   let logScroll = 0;
+  const drawnLines = new WeakMap(); // li -> the line, its number and our seat when it was drawn
 
   function renderLog() {
     const log = logBox;
@@ -357,6 +362,10 @@ export function createRenderer(s) {
     let n = 0;
     keyed(log, lines, (line) => line.version, () => el("li"), (li, line) => {
       n += 1;
+      // A line already drawn as it stands is left alone: an event costs one line, not the log.
+      const was = drawnLines.get(li);
+      if (was && was.line === line && was.n === n && was.seat === s.seat) return;
+      drawnLines.set(li, { line, n, seat: s.seat });
       // The number is drawn by CSS (li::before), wide enough for "143.", not cut by the list's margin.
       setAttr(li, "data-n", line.empty ? null : `${n}.`);
       setText(li, line.text);

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0013_analysis'),
+        ('games', '0014_fair_deals'),
     ]
 
     operations = [
