@@ -361,3 +361,18 @@ def test_the_form_refuses_options_burraco_reale_has_not():
     response = logged_in(anna).post(reverse("table_create"), FORM | {"pinella_points": "10"})
     assert response.context["form"].errors["pinella_points"] == ["La pinella vale 10 punti solo nel Burraco Reale."]
     assert not Table.objects.exists()
+
+
+def test_a_burraco_reale_game_against_the_computer_is_dealt_from_104_cards():
+    from games.engine import Game as EngineGame
+    from games.engine.deal import check_deal
+
+    anna = make_user("anna")
+    table = seating.play_against_computer(user=anna, level=BotLevel.MEDIO, preset="reale")
+    game = Game.objects.get(table=table)
+    deal = EngineGame.from_dict(game.state).deal
+    piles = [*deal["hands"], *deal["pozzetti"], deal["stock"], deal["discard"]]
+    assert table.preset == "reale" and sum(len(p) for p in piles) == 104
+    assert all("JK" not in p for p in piles) and len(deal["stock"]) == 59
+    hand = game.hands.get()
+    assert check_deal(deal, hand.seed).code == "ok"
