@@ -16,6 +16,7 @@ PRESET_CHOICES = [
     ("classico", _("Classico")),
     ("mano_unica", _("Mano unica")),
     ("testa_a_testa", _("Testa a testa")),
+    ("reale", _("Burraco Reale")),
 ]
 TARGET_CHOICES = [
     ("none", _("Nessuno: una sola mano")),
@@ -50,6 +51,10 @@ class TableForm(forms.Form):
     pozzetto_must_be_played = forms.BooleanField(
         label=_("Il pozzetto preso con lo scarto vale solo se si arriva a giocarlo"), required=False
     )
+    pinella_points = forms.TypedChoiceField(
+        label=_("Punti di ogni pinella (solo Burraco Reale)"), choices=[(20, "20"), (10, "10")], coerce=int,
+        initial=20, required=False, empty_value=20,
+    )
     draw_seconds = forms.IntegerField(
         label=_("Secondi per pescare"), min_value=TIMER_MIN, max_value=TIMER_MAX, initial=30
     )
@@ -66,6 +71,14 @@ class TableForm(forms.Form):
         data = super().clean()
         if data.get("preset") in TWO_PLAYER_PRESETS and data.get("players") == 4:
             self.add_error("players", _("Questa variante si gioca solo in due."))
+        if data.get("preset") == "reale":
+            # Burraco Reale has sequences only and its own bonuses (RULES §15).
+            if data.get("burraco_sets"):
+                self.add_error("burraco_sets", _("Nel Burraco Reale non ci sono tris: solo scale."))
+            if data.get("semipulito"):
+                self.add_error("semipulito", _("Nel Burraco Reale il semipulito non c'è."))
+        elif data.get("pinella_points", 20) != 20:
+            self.add_error("pinella_points", _("La pinella vale 10 punti solo nel Burraco Reale."))
         if data.get("rated") and data.get("private"):
             self.add_error("rated", private_unrated_message())
         return data
@@ -83,6 +96,7 @@ class TableForm(forms.Form):
             stock_exhausted=data["stock_exhausted"],
             burraco_sets=data["burraco_sets"],
             pozzetto_must_be_played=data["pozzetto_must_be_played"],
+            pinella_points=data["pinella_points"],
             draw_seconds=data["draw_seconds"],
             play_seconds=data["play_seconds"],
             grace_seconds=data["disconnect_grace_seconds"],
@@ -123,6 +137,7 @@ def preset_defaults() -> dict[str, dict[str, Any]]:
             "stock_exhausted": r["stock_exhausted"],
             "burraco_sets": r["burraco_sets"],
             "pozzetto_must_be_played": r["pozzetto_must_be_played"],
+            "pinella_points": str(r.get("pinella_points", 20)),
             "draw_seconds": r["draw_seconds"],
             "play_seconds": r["play_seconds"],
             "disconnect_grace_seconds": r["grace_seconds"],

@@ -226,6 +226,20 @@ class Rematch(models.Model):
 class RatingMode(models.TextChoices):
     SINGLES = "2p", _("2 giocatori")
     PAIRS = "4p", _("Coppie")
+    # Burraco Reale (RULES §15) is another game: its ratings are kept apart.
+    REALE_SINGLES = "r2", _("Burraco Reale, 2 giocatori")
+    REALE_PAIRS = "r4", _("Burraco Reale, coppie")
+
+    @classmethod
+    def of(cls, players: int, preset: str) -> RatingMode:
+        """The ratings a match of `preset` with `players` players counts for.
+
+        >>> RatingMode.of(4, "classico").value, RatingMode.of(2, "reale").value
+        ('4p', 'r2')
+        """
+        if preset == "reale":
+            return cls.REALE_PAIRS if players == 4 else cls.REALE_SINGLES
+        return cls.PAIRS if players == 4 else cls.SINGLES
 
 
 class PlayerRating(models.Model):

@@ -425,7 +425,7 @@ def promise(game: Game, side: int) -> float:
     if game.pozzetto_state[side] == "available":
         if shortest < len(POZZETTO_CHANCE):
             value += 100 * POZZETTO_CHANCE[shortest]
-    elif shortest < len(CLOSE_CHANCE) and any(m.burraco for m in game.table[side]):
+    elif shortest < len(CLOSE_CHANCE) and game.has_burraco(side):  # one to close with (Reale: clean)
         others = sum(c.points for s in range(1 - side, game.players, 2) for c in game.hands[s])
         value += CLOSE_CHANCE[shortest] * (100 + others / 2)
     return value

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Card, Game, Meld, Ruleset, full_deck, parse_cards
+from games.engine import Card, Game, Meld, Ruleset, parse_cards
 
 View = dict[str, Any]
 
@@ -44,7 +44,7 @@ def ruleset_of(view: View) -> Ruleset:
 
 def unseen_cards(view: View) -> list[Card]:
     """Cards this seat has not seen: the full deck minus its hand, the discard pile and the melds."""
-    left = Counter(c.text for c in full_deck())
+    left = Counter(c.text for c in ruleset_of(view).deck())  # Burraco Reale's has no jolly
     seen = list(view["hand"]) + list(view["discard"])
     for side in view["melds"]:
         for m in side:

@@ -218,10 +218,14 @@ def extension(hand: list[Card], meld: Meld) -> list[Card]:
     return chain
 
 
+# The clean burraco a wild would spoil: pulito, and Burraco Reale's nobile and reale (RULES §15).
+CLEAN_BURRACO = ("pulito", "nobile", "reale")
+
+
 def wild_has_home(table: list[Meld], wild: Card, ruleset: Any) -> bool:
     """Could `wild` be laid off on one of `table`'s melds (not spoiling a clean burraco)?"""
     for meld in table:
-        if meld.burraco == "pulito" or not meld.could_take(wild):
+        if meld.burraco in CLEAN_BURRACO or not meld.could_take(wild):
             continue
         try:
             lay_off(meld, [wild], ruleset)
@@ -383,7 +387,7 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     # if the hand ends (more so late in the hand). The stock card is worth a little on average.
     stock_left = len(g.stock)
     per_card = params.pile_card_cost if stock_left > 20 else params.pile_card_cost_late
-    closing = g.pozzetto_state[side] != "available" and any(m.burraco for m in g.table[side])
+    closing = g.pozzetto_state[side] != "available" and g.has_burraco(side)
     if closing or opponent_threat(g, seat, params):
         per_card = params.pile_card_cost_closing  # heading for the close, or the others are
     elif g.pozzetto_state[side] != "available":
@@ -405,15 +409,16 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
 
 def early(g: Game, params: Params = DEFAULT) -> bool:
     """Still among the first `early_draws` cards of the stock (more than 45 left of the 63 dealt
-    with 2 players, 23 of 41 with 4)."""
-    initial = 108 - 11 * g.players - 22 - 1  # the deck less the hands, the pozzetti, the first discard
+    with 2 players, 23 of 41 with 4; Burraco Reale deals 4 cards fewer)."""
+    # The deck less the hands, the pozzetti and the first discard.
+    initial = len(g.ruleset.deck()) - 11 * g.players - 22 - 1
     return len(g.stock) > initial - params.early_draws
 
 
 def opponent_threat(g: Game, seat: int, params: Params = DEFAULT) -> bool:
     """The other side could close soon: pozzetto taken, a burraco down, few cards in hand."""
     other = 1 - side_of(seat)
-    if g.pozzetto_state[other] == "available" or not any(m.burraco for m in g.table[other]):
+    if g.pozzetto_state[other] == "available" or not g.has_burraco(other):
         return False
     return min(len(g.hands[s]) for s in range(other, g.players, 2)) <= params.threat_hand
 
@@ -424,7 +429,8 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
     hand = g.hands[seat]
     table = g.table[side]
     ruleset = g.ruleset
-    side_burraco = any(m.burraco for m in table)
+    side_burraco = g.has_burraco(side)  # one that lets the side close (in Reale a clean one)
+    closes_with = ruleset.closes_with
     pozzetto_taken = g.pozzetto_state[side] != "available"
     n = len(hand)
     wild_count = sum(1 for c in hand if c.is_wild)
@@ -465,7 +471,7 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
                 continue
             makes_burraco = new.burraco is not None and meld.burraco is None
             if meld.wild is None and new.wild is not None:  # a wild makes this meld dirty
-                if meld.burraco == "pulito" and not dump:
+                if meld.burraco in CLEAN_BURRACO and not dump:
                     continue  # never spoil a clean burraco
                 if pozzetto_taken and n <= params.lone_wild_hand:
                     score = 160.0 + 3 * len(meld.cards)  # off the hand before it is the last card
@@ -480,7 +486,7 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
                          + (params.play_burraco if makes_burraco else 0))
             rest = _rest(hand, [c])
             assert rest is not None
-            after = new.burraco is not None or any(m.burraco for i, m in enumerate(table) if i != index)
+            after = closes_with(new.burraco) or any(closes_with(m.burraco) for i, m in enumerate(table) if i != index)
             if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
                 continue
             if len(rest) == 0 and not pozzetto_taken:
@@ -503,7 +509,7 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
         if rest is None:
             continue
         makes_burraco = new.burraco is not None and meld.burraco is None
-        after = new.burraco is not None or any(m.burraco for i, m in enumerate(table) if i != index)
+        after = closes_with(new.burraco) or any(closes_with(m.burraco) for i, m in enumerate(table) if i != index)
         if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
             continue
         score = (params.play_lay_off + sum(c.points for c in chain) + params.play_chain_card * len(chain)
@@ -521,7 +527,7 @@ def best_play(g: Game, seat: int, params: Params = DEFAULT) -> Action | None:
         rest = _rest(hand, meld.cards)
         if rest is None:
             continue
-        after = meld.burraco is not None or side_burraco
+        after = closes_with(meld.burraco) or side_burraco
         if len(rest) <= 1 and not play_allowed(g, seat, rest, after):
             continue
         dirty = meld.wild is not None
@@ -707,7 +713,7 @@ def hopeless(game: Game, seat: int) -> bool:
     table = game.table[side]
     if stranded(hand, table) > 1:
         return True
-    if game.pozzetto_state[side] == "available" or any(m.burraco for m in table):
+    if game.pozzetto_state[side] == "available" or game.has_burraco(side):
         return False
     n = len(hand)
     return n < 7 and all(len(m.cards) + n < 7 for m in table)

@@ -15,7 +15,8 @@ The construction, version 1:
   the next one read (so every value is equally likely); otherwise ``w % m``;
 - *shuffle* (Fisher-Yates): the deck in :func:`~games.engine.cards.full_deck` order (AS..KS,
   AH..KH, AD..KD, AC..KC, the same 52 again, then four JK); for ``i`` from 107 down to 1, swap
-  card ``i`` with card ``j``, ``j`` an integer below ``i + 1``;
+  card ``i`` with card ``j``, ``j`` an integer below ``i + 1``. Burraco Reale (RULES §15)
+  shuffles its 104 cards the same way: that order without the four JK, ``i`` from 103 down;
 - *the deal* (:func:`lay_out`) reads the shuffled deck from the front: 11 cards to each seat in
   turn of seat number (seat 0 gets cards 0-10), the two pozzetti of 11 (side 0's first), the
   first discard, and the rest is the stock, its top card first.
@@ -41,6 +42,7 @@ from typing import Any
 
 from .cards import Card, cards_text, full_deck
 from .errors import ENGINE_MESSAGES, IllegalMove, gettext_noop
+from .rules import Ruleset
 
 VERSION = 1
 SEED_BYTES = 32
@@ -96,10 +98,11 @@ def below(words: Iterator[int], m: int) -> int:
     raise AssertionError("the stream never ends")  # pragma: no cover
 
 
-def shuffled(seed: bytes, client_seeds: Sequence[str] = ()) -> list[Card]:
-    """The 108 cards in the order this seed and these client seeds give (Fisher-Yates)."""
+def shuffled(seed: bytes, client_seeds: Sequence[str] = (), cards: Sequence[Card] | None = None) -> list[Card]:
+    """The 108 cards (or ``cards``, a ruleset's deck in its fixed order) in the order this seed
+    and these client seeds give (Fisher-Yates)."""
     words = stream(seed, "\n".join(client_seeds).encode("ascii"))
-    deck = full_deck()
+    deck = full_deck() if cards is None else list(cards)
     for i in range(len(deck) - 1, 0, -1):
         j = below(words, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
@@ -172,8 +175,14 @@ class FairSeed:
     def hash(self) -> str:
         return commitment_of(self.seed)
 
-    def deck(self) -> list[Card]:
-        return shuffled(self.seed, self.client_seeds)
+    def deck(self, cards: Sequence[Card] | None = None) -> list[Card]:
+        """The shuffled deck: the 108 cards, or ``cards`` (``ruleset.deck()``: Reale's 104).
+
+        >>> reale = FairSeed.from_hex("00" * 32).deck(Ruleset.preset("reale").deck())
+        >>> len(reale), "JK" in cards_text(reale)
+        (104, False)
+        """
+        return shuffled(self.seed, self.client_seeds, cards)
 
     def commitment(self) -> dict[str, Any]:
         """What the deal records (and every seat may see): the hash, the client seeds and the
@@ -274,7 +283,7 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
         return DealCheck(refused.code)
     if not isinstance(announced_hash, str) or not _HASH_HEX.fullmatch(announced_hash.strip().lower()):
         return DealCheck("bad_hash", fair.hash)
-    derived = lay_out(cards_text(fair.deck()), len(deal.get("hands") or []) or 2)
+    derived = lay_out(cards_text(fair.deck(_deck_of(deal))), len(deal.get("hands") or []) or 2)
     mismatches = []
     compared = 0
     for pile in ("hands", "pozzetti", "discard", "stock"):
@@ -299,3 +308,12 @@ def check_deal(deal: dict[str, Any], seed_hex: Any, client_seeds: Sequence[str] 
     if code == "ok" and announced_before is not None and fair.hash != announced_before:
         code = "chain_mismatch"
     return DealCheck(code, fair.hash, compared, tuple(mismatches))
+
+
+def _deck_of(deal: dict[str, Any]) -> list[Card] | None:
+    """The cards the deal's ruleset shuffles (Burraco Reale's 104), None for the 108 or when the
+    recorded ruleset cannot be read (the check then simply finds the cards differ)."""
+    try:
+        return Ruleset.from_dict(deal["ruleset"]).deck()
+    except (IllegalMove, KeyError, TypeError, ValueError):
+        return None

@@ -72,6 +72,13 @@ ENGINE_MESSAGES: dict[str, str] = {
     "match_over": gettext_noop("La partita è già finita"),
     "bad_seed": gettext_noop("Il seme non è valido: servono 64 cifre esadecimali"),
     "bad_client_seed": gettext_noop("Il seme del giocatore va da 0 a 64 caratteri ASCII stampabili, senza spazi"),
+    # Burraco Reale (RULES §15).
+    "reale_no_sets": gettext_noop("Nel Burraco Reale si calano solo scale: i tris non sono ammessi"),
+    "reale_no_joker": gettext_noop("Nel Burraco Reale non ci sono Jolly: le sole matte sono le pinelle"),
+    "clean_burraco_required": gettext_noop("Bisogna aver fatto un Burraco pulito per terminare"),
+    "single_card_without_clean_burraco": gettext_noop(
+        "Non è possibile restare con una sola carta in mano senza aver fatto un Burraco pulito"
+    ),
 }
 
 MESSAGES: dict[str, str] = {**RULEBOOK_MESSAGES, **ENGINE_MESSAGES}

@@ -17,11 +17,11 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from .cards import Card, cards_text, full_deck, parse_cards
+from .cards import Card, cards_text, parse_cards
 from .deal import FairSeed, lay_out
 from .errors import IllegalMove
 from .melds import Meld, check_meld, lay_off
-from .rules import END_AT_TWO, POZZETTO_BECOMES_STOCK, Ruleset
+from .rules import END_AT_TWO, POZZETTO_BECOMES_STOCK, REALE, Ruleset
 
 try:  # the engine needs only the standard library; orjson, when installed, is the same JSON faster
     import orjson
@@ -144,10 +144,10 @@ class Game:
         rng = rng or secrets.SystemRandom()
         n = ruleset.players
         if fair is None:
-            deck = full_deck()
+            deck = ruleset.deck()
             rng.shuffle(deck)
         else:
-            deck = fair.deck()
+            deck = fair.deck(ruleset.deck())
         if match_first is None:
             match_first = rng.randrange(n) if first_player is None else first_player
         if first_player is None:
@@ -244,8 +244,9 @@ class Game:
         for pile in piles:
             for c in (pile.cards if isinstance(pile, Meld) else pile):
                 counts[c.text] = counts.get(c.text, 0) + 1
+        jokers = 4 if self.ruleset.variant != REALE else 0  # Burraco Reale has none (§15)
         for text, k in counts.items():
-            if k > (4 if text == "JK" else 2):
+            if k > (jokers if text == "JK" else 2):
                 raise IllegalMove("bad_position")
 
     # ------------------------------------------------------------------ reading
@@ -284,14 +285,16 @@ class Game:
         return list(self.hands[seat])
 
     def has_burraco(self, side: int) -> bool:
-        return any(m.burraco for m in self.table[side])
+        """Whether the side has a burraco that lets it close (in Burraco Reale a clean one)."""
+        closes_with = self.ruleset.closes_with
+        return any(closes_with(m.burraco) for m in self.table[side])
 
     def close_blocker(self, side: int) -> str | None:
         """Why the side could not close now (a code), or None when it could (RULES §7)."""
         if self.pozzetto_state[side] == AVAILABLE:
             return "pozzetto_required_to_close"
         if not self.has_burraco(side):
-            return "burraco_required"
+            return self.ruleset.refusal("burraco_required")
         return None
 
     def score(self) -> list[dict[str, int]]:
@@ -311,7 +314,7 @@ class Game:
             hand = 0
             for seat in range(side, self.players, 2):
                 if seat != unplayed:  # an unplayed pozzetto's cards count for nobody
-                    hand -= sum(c.points for c in self.hands[seat])
+                    hand -= sum(map(self.ruleset.card_points, self.hands[seat]))
             taken = self.pozzetto_state[side] == TAKEN and unplayed is None
             pozzetto = 0 if taken else -POZZETTO_PENALTY
             result.append({"melds": melds, "burraco": burraco, "closing": closing, "hand": hand,
@@ -700,7 +703,7 @@ class Game:
             if not self.ruleset.close_by_melding:
                 raise IllegalMove("cannot_meld_all_after_pozzetto")
             if not burraco_after:
-                raise IllegalMove("burraco_required")
+                raise IllegalMove(self.ruleset.refusal("burraco_required"))
             return "close"
         last = rest[0]
         if self.picked is not None and last == self.picked:
@@ -709,7 +712,7 @@ class Game:
             if last.is_wild:
                 raise IllegalMove("single_wild_left")
             if not burraco_after:
-                raise IllegalMove("single_card_without_burraco")
+                raise IllegalMove(self.ruleset.refusal("single_card_without_burraco"))
         return "play"
 
     def _meld(self, seat: int, action: Action) -> Action:
@@ -720,7 +723,7 @@ class Game:
         if meld.kind == "set" and any(m.kind == "set" and m.low == meld.low
                                       for m in self.table[side]):
             raise IllegalMove("duplicate_set")
-        outcome = self.outcome_of_play(seat, rest, meld.burraco is not None or self.has_burraco(side))
+        outcome = self.outcome_of_play(seat, rest, self.ruleset.closes_with(meld.burraco) or self.has_burraco(side))
         self.table[side].append(_with_id(meld, self.next_meld_id))
         self.next_meld_id += 1
         self._finish_play(seat, rest, outcome)
@@ -741,8 +744,8 @@ class Game:
             raise IllegalMove("unknown_meld")
         rest = self._remove_from_hand(seat, cards)
         new = lay_off(table[index], cards, self.ruleset)
-        burraco_after = new.burraco is not None or any(
-            m.burraco for i, m in enumerate(table) if i != index)
+        burraco_after = self.ruleset.closes_with(new.burraco) or any(
+            self.ruleset.closes_with(m.burraco) for i, m in enumerate(table) if i != index)
         outcome = self.outcome_of_play(seat, rest, burraco_after)
         table[index] = new
         self._finish_play(seat, rest, outcome)
@@ -782,7 +785,7 @@ class Game:
                 self.unplayed[side] = seat
             else:
                 if not self.has_burraco(side):
-                    raise IllegalMove("burraco_required")
+                    raise IllegalMove(self.ruleset.refusal("burraco_required"))
                 if card.is_wild:
                     raise IllegalMove("wild_closing_discard")
                 self.discard_pile.append(card)
@@ -864,8 +867,8 @@ class Game:
                 if size <= 2:
                     rest = list(hand)
                     rest.remove(c)
-                    after = new.burraco is not None or any(
-                        m.burraco for i, m in enumerate(table) if i != index)
+                    after = ruleset.closes_with(new.burraco) or any(
+                        ruleset.closes_with(m.burraco) for i, m in enumerate(table) if i != index)
                     try:
                         self.outcome_of_play(seat, rest, after)
                     except IllegalMove:

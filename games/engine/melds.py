@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from .cards import RANKS, Card, parse_cards
 from .errors import IllegalMove
-from .rules import Ruleset
+from .rules import REALE, Ruleset
 
-BURRACO_BONUS: dict[str, int] = {"pulito": 200, "semipulito": 150, "sporco": 100}
+BURRACO_BONUS: dict[str, int] = {"pulito": 200, "semipulito": 150, "sporco": 100,
+                                 "nobile": 500, "reale": 1000}  # the last two: Burraco Reale
 MAX_MELD = 14
 
 # Where a wild goes when the naturals leave no gap for it.
@@ -218,6 +219,8 @@ def check_meld(cards: Iterable[Card | str] | str, ruleset: Ruleset | None = None
     """
     given = parse_cards(cards)
     ruleset = ruleset or _DEFAULT_RULES
+    if ruleset.variant == REALE:
+        return _check_reale_meld(given, ruleset)
     size = len(given)
     if size < 3 or size > MAX_MELD:
         raise IllegalMove("meld_size")
@@ -260,6 +263,8 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
     ('2S', None, 'pulito')
     """
     ruleset = ruleset or _DEFAULT_RULES
+    if ruleset.variant == REALE:
+        return _lay_off_reale(meld, cards, ruleset)
     if not cards:
         raise IllegalMove("bad_action")
     if len(meld.cards) + len(cards) > MAX_MELD:
@@ -453,3 +458,68 @@ def _sort_by_kind(cards: Iterable[Card], plain: list[Card], twos: list[Card], jo
             twos.append(c)
         else:
             plain.append(c)
+
+
+# ---------------------------------------------------------------------- Burraco Reale (RULES §15)
+#
+# Reale reads a run exactly as §4 does (the 2s are the only wilds, one standing for another card,
+# a second 2 only in its own place), so it reads with the classic rules and a ruleset without
+# sets, then refuses what Reale has not (jokers, sets) and gives the meld Reale's burraco and points.
+
+_REALE_READING = Ruleset(burraco_sets=False)
+
+
+def reale_burraco(size: int, wild: int | None, low: int) -> str | None:
+    """Which burraco a Reale sequence is, the highest that applies (RULES §15).
+
+    >>> reale_burraco(14, None, 1), reale_burraco(13, None, 1), reale_burraco(13, None, 2)
+    ('reale', 'nobile', 'pulito')
+    >>> reale_burraco(14, 5, 1), reale_burraco(6, None, 1) is None
+    ('sporco', True)
+    """
+    if size < 7:
+        return None
+    if wild is not None:
+        return "sporco"
+    if size == MAX_MELD:
+        return "reale"
+    if size == 13 and low == 1:
+        return "nobile"  # ace to king, the ace low; 2 … K A is a plain pulito
+    return "pulito"
+
+
+def _check_reale_meld(given: list[Card], ruleset: Ruleset) -> Meld:
+    """:func:`check_meld` in Burraco Reale.
+
+    >>> r = Ruleset.preset("reale")
+    >>> check_meld("5H 5S 5D", r)
+    Traceback (most recent call last):
+    ...
+    games.engine.errors.IllegalMove: reale_no_sets: Nel Burraco Reale si calano solo scale: i tris non sono ammessi
+    >>> m = check_meld("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH", r)
+    >>> m.burraco, m.bonus
+    ('nobile', 500)
+    """
+    if any(c.is_joker for c in given):
+        raise IllegalMove("reale_no_joker")
+    ranks = {c.rank for c in given if c.rank != 2}
+    if len(ranks) == 1 and sum(1 for c in given if c.rank != 2) >= 2:
+        raise IllegalMove("reale_no_sets")  # two or more naturals of one rank: only a set
+    meld = check_meld(given, _REALE_READING)
+    if meld.kind == "set":
+        raise IllegalMove("reale_no_sets")
+    return _as_reale(meld, ruleset)
+
+
+def _lay_off_reale(meld: Meld, cards: Sequence[Card], ruleset: Ruleset) -> Meld:
+    """:func:`lay_off` in Burraco Reale."""
+    if any(c.is_joker for c in cards):
+        raise IllegalMove("reale_no_joker")
+    return _as_reale(lay_off(meld, cards, _REALE_READING), ruleset)
+
+
+def _as_reale(meld: Meld, ruleset: Ruleset) -> Meld:
+    """The meld with Reale's burraco and each 2 counted ``pinella_points``."""
+    burraco = reale_burraco(len(meld.cards), meld.wild, meld.low)
+    points = sum(ruleset.card_points(c) for c in meld.cards)
+    return Meld(meld.kind, meld.cards, burraco, points, meld.wild, meld.low, meld.suit, meld.id)

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from games.engine import CHECK_MESSAGES, DealCheck, FairSeed, IllegalMove, Mismatch, cards_text, check_deal
+from games.engine import CHECK_MESSAGES, DealCheck, FairSeed, IllegalMove, Mismatch, Ruleset, cards_text, check_deal
 from games.engine.deal import lay_out
 from games.models import Game, Hand
 
@@ -135,7 +135,8 @@ class PastedCheck:
         return verdict_text(self.code)
 
 
-def check_pasted(seed_hex: str, client_seeds_text: str, announced_hash: str, players: int) -> PastedCheck:
+def check_pasted(seed_hex: str, client_seeds_text: str, announced_hash: str, players: int,
+                 preset: str = "classico") -> PastedCheck:
     """Anyone's own check: seed + client seeds (one a line, in seat order, missing lines empty, as
     the site records one per seat) + hash → the hash the seed has and the deal it makes (hands,
     pozzetti, first discard, stock)."""
@@ -147,7 +148,8 @@ def check_pasted(seed_hex: str, client_seeds_text: str, announced_hash: str, pla
         fair = FairSeed.from_hex(seed_hex, client_seeds)
     except IllegalMove as refused:
         return PastedCheck(refused.code)
-    deal = lay_out(cards_text(fair.deck()), players)
-    verdict: DealCheck = check_deal({"commitment": fair.commitment(), **deal}, fair.seed_hex,
-                                    announced_hash=announced_hash or fair.hash)
+    ruleset = Ruleset.preset(preset)
+    deal = lay_out(cards_text(fair.deck(ruleset.deck())), players)  # Burraco Reale: 104 cards
+    recorded = {"commitment": fair.commitment(), "ruleset": ruleset.to_dict(), **deal}
+    verdict: DealCheck = check_deal(recorded, fair.seed_hex, announced_hash=announced_hash or fair.hash)
     return PastedCheck(verdict.code, fair.hash, deal)

@@ -17,7 +17,9 @@ from games.engine import (
     BURRACO_BONUS,
     CARD_POINTS,
     ENGINE_MESSAGES,
+    MESSAGES,
     OPTIONS,
+    PRESET_PLAYERS,
     PRESETS,
     RULEBOOK_MESSAGES,
     Game,
@@ -38,7 +40,8 @@ def engine_text(text: str) -> str:
 
 
 def preset_label(name: str) -> str:
-    labels = {"classico": _("Classico"), "mano_unica": _("Mano unica"), "testa_a_testa": _("Testa a testa")}
+    labels = {"classico": _("Classico"), "mano_unica": _("Mano unica"), "testa_a_testa": _("Testa a testa"),
+              "reale": _("Burraco Reale")}
     return labels.get(name, name)
 
 
@@ -59,7 +62,8 @@ def option_value_label(name: str, value: Any) -> str:
 
 
 def burraco_label(kind: str | None) -> str:
-    labels = {"pulito": _("pulito"), "semipulito": _("semipulito"), "sporco": _("sporco")}
+    labels = {"pulito": _("pulito"), "semipulito": _("semipulito"), "sporco": _("sporco"),
+              "nobile": _("nobile"), "reale": _("reale")}
     return labels.get(kind or "", kind or "")
 
 
@@ -71,8 +75,8 @@ def options_table() -> list[dict[str, Any]]:
         per_preset = []
         for preset_name, ruleset in PRESETS.items():
             value = getattr(ruleset, name)
-            if name == "players" and preset_name == "classico":
-                value = None  # the club rules are played by 2 or by 4
+            if name == "players" and len(PRESET_PLAYERS[preset_name]) > 1:
+                value = None  # the club rules (and Burraco Reale) are played by 2 or by 4
             per_preset.append(option_value_label(name, value))
         values = option["values"]
         choices = _("numero di secondi") if values == "int" else " / ".join(option_value_label(name, v) for v in values)
@@ -235,6 +239,32 @@ def scoring_example() -> dict[str, Any]:
     return {**before, "score": game.score(), "end_reason": game.end_reason}
 
 
+# Burraco Reale (RULES §15): melds judged with the reale preset.
+REALE_EXAMPLES = (
+    "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+    "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS",
+    "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+    "4C 5C 6C 2H 8C 9C TC",
+    "9S 9H 9D",
+    "5H 6H JK",
+)
+
+
+def reale_rules() -> dict[str, Any]:
+    """Burraco Reale's figures and examples, from the engine: its deck, its bonuses, its verdicts."""
+    reale = Ruleset.preset("reale")
+    deck = len(reale.deck())
+    return {
+        "deck": deck,
+        "stock_2": deck - 2 * HAND_SIZE - 2 * POZZETTO_SIZE - 1,
+        "stock_4": deck - 4 * HAND_SIZE - 2 * POZZETTO_SIZE - 1,
+        "bonus": {kind: BURRACO_BONUS[kind] for kind in ("reale", "nobile", "pulito", "sporco")},
+        "target": reale.target,
+        "examples": [_verdict(cards, reale) for cards in REALE_EXAMPLES],
+        "dirty_close": engine_text(MESSAGES["clean_burraco_required"]),
+    }
+
+
 def rules_context() -> dict[str, Any]:
     stock_counts = {n: 108 - n * HAND_SIZE - 2 * POZZETTO_SIZE - 1 for n in (2, 4)}
     return {
@@ -253,6 +283,7 @@ def rules_context() -> dict[str, Any]:
         "burraco": burraco_examples(),
         "scoring": scoring_example(),
         "reliability": reliability_rule(),
+        "reale": reale_rules(),
     }
 
 

@@ -134,7 +134,7 @@ def _entry_of(tournament: Tournament, user_id: int) -> TournamentEntry | None:
 
 def _rating(tournament: Tournament, users: list) -> float:
 
-    mode = RatingMode.PAIRS if tournament.pairs else RatingMode.SINGLES
+    mode = RatingMode.of(4 if tournament.pairs else 2, tournament.preset)
     return sum(rating_of(u, mode) for u in users) / len(users)
 
 

@@ -48,6 +48,8 @@ def replay_labels() -> dict[str, str]:
         "pulito": _("pulito"),
         "semipulito": _("semipulito"),
         "sporco": _("sporco"),
+        "nobile": _("nobile"),
+        "reale": _("reale"),
         "note": _("Analisi di esperto"),
         "note_marker": _("mossa costosa"),
     }

@@ -25,6 +25,9 @@ class VerifyForm(forms.Form):
                                help_text=gettext_lazy("Lasciala vuota per vedere solo l'impronta del seme."))
     giocatori = forms.TypedChoiceField(label=gettext_lazy("Giocatori"), coerce=int, initial=2,
                                        choices=[(2, "2"), (4, "4")])
+    mazzo = forms.ChoiceField(label=gettext_lazy("Mazzo"), required=False, initial="classico",
+                              choices=[("classico", gettext_lazy("108 carte, con i jolly")),
+                                       ("reale", gettext_lazy("104 carte, senza jolly (Burraco Reale)"))])
 
 
 def _form_context(request: HttpRequest) -> dict:
@@ -32,7 +35,8 @@ def _form_context(request: HttpRequest) -> dict:
     pasted = None
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
-        pasted = check_pasted(data["seme"], data["client"], data["impronta"], data["giocatori"])
+        pasted = check_pasted(data["seme"], data["client"], data["impronta"], data["giocatori"],
+                              data["mazzo"] or "classico")
     return {"form": form, "pasted": pasted}
 
 

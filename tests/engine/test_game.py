@@ -457,7 +457,7 @@ def test_rules_data_for_the_site():
     assert {o["name"] for o in OPTIONS} >= {
         "players", "target", "semipulito", "close_by_melding", "stock_exhausted", "burraco_sets",
         "pozzetto_must_be_played"}
-    assert set(PRESETS) == {"classico", "mano_unica", "testa_a_testa"}
+    assert set(PRESETS) == {"classico", "mano_unica", "testa_a_testa", "reale"}
     assert CARD_POINTS["JK"] == 30 and CARD_POINTS["2"] == 20 and CARD_POINTS["A"] == 15
     with pytest.raises(IllegalMove) as info:
         Ruleset.preset("classico", players=3)

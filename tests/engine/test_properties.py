@@ -25,6 +25,7 @@ from games.engine import (
 )
 
 FULL = Counter({c.text: (4 if c.text == "JK" else 2) for c in ALL_CARDS})
+REALE_FULL = FULL - Counter({"JK": 4})  # Burraco Reale: 104 cards, no jokers (RULES §15)
 CARD_TEXTS = {c.text for c in ALL_CARDS}
 CONFIGS = [(name, players) for name in PRESETS for players in (2, 4)]
 
@@ -159,7 +160,7 @@ def play_checked(name: str, players: int, seed: int, thorough: bool) -> Game:
             after = next(m for m in g.table[side] if m.id == action["meld"])
             check_lay_off_places(before[action["meld"]], after)
         steps += 1
-        assert all_cards(g) == FULL
+        assert all_cards(g) == (REALE_FULL if name == "reale" else FULL)
         for side, state in enumerate(g.pozzetto_state):
             if state != "available":
                 gone.add(side)
@@ -231,7 +232,8 @@ cards_strategy = st.lists(st.sampled_from(ALL_CARDS), min_size=1, max_size=15)
 
 
 @settings(max_examples=400, deadline=None)
-@given(cards_strategy, st.sampled_from([Ruleset(), Ruleset.preset("classico", semipulito=True)]))
+@given(cards_strategy, st.sampled_from([Ruleset(), Ruleset.preset("classico", semipulito=True),
+                                       Ruleset.preset("reale")]))
 def test_check_meld_reads_or_refuses(cards, ruleset):
     try:
         m = check_meld(cards, ruleset)
@@ -241,6 +243,8 @@ def test_check_meld_reads_or_refuses(cards, ruleset):
     assert sorted(c.text for c in m.cards) == sorted(c.text for c in cards)
     assert 3 <= len(m.cards) <= 14
     assert sum(1 for c in m.cards if c.is_wild) - (m.wild is not None) <= 1  # at most a natural 2
+    if ruleset.variant == "reale":
+        assert m.kind == "sequence" and not any(c.is_joker for c in m.cards)
     again = check_meld(m.cards, ruleset)
     assert again.cards == m.cards and again.wild == m.wild  # laying it out again reads the same
 

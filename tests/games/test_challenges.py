@@ -172,7 +172,7 @@ def test_sfida_from_the_profile_and_the_leaderboard_and_the_invitation_on_the_lo
     profile = a.get(reverse("profile", args=["bruno"])).content.decode()
     assert 'data-challenge="bruno"' in profile
     # The presets for two come from the engine, all of them and only them.
-    assert [p["value"] for p in challenge_presets()] == ["classico", "mano_unica", "testa_a_testa"]
+    assert [p["value"] for p in challenge_presets()] == ["classico", "mano_unica", "testa_a_testa", "reale"]
     for preset in challenge_presets():
         assert f'<option value="{preset["value"]}">{preset["label"]}</option>' in profile
     assert 'data-challenge="anna"' not in a.get(reverse("profile", args=["anna"])).content.decode()  # not oneself

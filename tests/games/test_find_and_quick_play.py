@@ -86,7 +86,7 @@ def test_quick_play_without_a_variant_uses_the_remembered_one_and_refuses_bad_ch
     client.post(reverse("play_computer"), {"level": "principiante"})
     table = Table.objects.get()
     assert table.preset == "testa_a_testa" and table.options["target"] is None
-    response = client.post(reverse("play_computer"), {"preset": "reale", "level": "medio"}, follow=True)
+    response = client.post(reverse("play_computer"), {"preset": "reale_vero", "level": "medio"}, follow=True)
     assert "Variante sconosciuta: scegli una delle varianti proposte." in response.content.decode()
     response = client.post(reverse("play_computer"), {"preset": "classico", "level": "campione"}, follow=True)
     assert "Livello del computer non valido." in response.content.decode() and Table.objects.count() == 1

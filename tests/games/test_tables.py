@@ -332,3 +332,47 @@ def test_play_computer_view_redirects_to_the_started_table():
     table = Table.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("table", args=[table.pk])
     assert table.status == Table.Status.PLAYING
+
+
+REALE_FORM = {
+    "players": "4", "preset": "reale", "target": "1005", "stock_exhausted": "end_at_two",
+    "pinella_points": "10", "draw_seconds": "30", "play_seconds": "60", "disconnect_grace_seconds": "45",
+}
+
+
+def test_a_burraco_reale_table_from_the_form():
+    anna = make_user("anna")
+    response = logged_in(anna).post(reverse("table_create"), REALE_FORM)
+    table = Table.objects.get()
+    assert response.status_code == 302 and table.preset == "reale" and table.players == 4
+    rules = Ruleset.from_dict(table.options)
+    assert (rules.variant, rules.target, rules.pinella_points, rules.burraco_sets) == ("reale", 1005, 10, False)
+    lobby = logged_in(anna).get(reverse("lobby")).content.decode()
+    assert '<option value="reale">Burraco Reale</option>' in lobby and 'name="pinella_points"' in lobby
+
+
+def test_the_form_refuses_options_burraco_reale_has_not():
+    anna = make_user("anna")
+    response = logged_in(anna).post(reverse("table_create"), REALE_FORM | {"burraco_sets": "on", "semipulito": "on"})
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert errors["burraco_sets"] == ["Nel Burraco Reale non ci sono tris: solo scale."]
+    assert errors["semipulito"] == ["Nel Burraco Reale il semipulito non c'è."]
+    response = logged_in(anna).post(reverse("table_create"), FORM | {"pinella_points": "10"})
+    assert response.context["form"].errors["pinella_points"] == ["La pinella vale 10 punti solo nel Burraco Reale."]
+    assert not Table.objects.exists()
+
+
+def test_a_burraco_reale_game_against_the_computer_is_dealt_from_104_cards():
+    from games.engine import Game as EngineGame
+    from games.engine.deal import check_deal
+
+    anna = make_user("anna")
+    table = seating.play_against_computer(user=anna, level=BotLevel.MEDIO, preset="reale")
+    game = Game.objects.get(table=table)
+    deal = EngineGame.from_dict(game.state).deal
+    piles = [*deal["hands"], *deal["pozzetti"], deal["stock"], deal["discard"]]
+    assert table.preset == "reale" and sum(len(p) for p in piles) == 104
+    assert all("JK" not in p for p in piles) and len(deal["stock"]) == 59
+    hand = game.hands.get()
+    assert check_deal(deal, hand.seed).code == "ok"

@@ -221,3 +221,15 @@ def test_a_seed_in_the_settings_goes_into_every_deal(monkeypatch):
     assert FairSeed.from_hex(hand.seed, ["lia-seme", ""]).hash == hand.deal["commitment"]["hash"]
     Seat.objects.filter(table=table, position=0).update(client_seed="dal-tavolo")
     assert fairness.draw_for(Seat.objects.filter(table=table)).fair.client_seeds == ("dal-tavolo", "")
+
+
+def test_the_verify_form_rebuilds_a_burraco_reale_deal():
+    from games.engine import FairSeed, Game, Ruleset
+
+    fair = FairSeed.from_hex("00" * 32, ["ciao", ""])
+    game = Game.new(Ruleset.preset("reale"), fair=fair)
+    page = Client().get(reverse("verify"), {"seme": "00" * 32, "client": "ciao", "impronta": fair.hash,
+                                             "giocatori": 2, "mazzo": "reale"})
+    html = page.content.decode()
+    assert page.status_code == 200 and 'data-code="ok"' in html
+    assert " ".join(game.deal["hands"][0][:8]) in html and "JK" not in game.deal["stock"]

@@ -184,3 +184,17 @@ def test_retried_finish_applies_exactly_once():
     # The schema is the last guard: a second change for the same (user, game) is refused.
     with pytest.raises(IntegrityError), transaction.atomic():
         RatingChange.objects.create(user=a, game=game, mode="2p", before=1, after=2, score=1)
+
+
+@pytest.mark.parametrize(("players", "mode", "other"), [(2, "r2", "2p"), (4, "r4", "4p")])
+def test_burraco_reale_is_rated_apart(players, mode, other):
+    users = make_users(players)
+    PlayerRating.objects.create(user=users[0], mode=other, rating=1800, peak=1800, games=40)
+    game = finished_game(users, winner_side=0)
+    Table.objects.filter(pk=game.table_id).update(preset="reale")
+    game.table.refresh_from_db()
+    record_match_result(game)
+    assert rating(users[0], mode).rating == pytest.approx(1520.0)  # a fresh Reale rating, from 1500
+    assert rating(users[0], other).rating == 1800 and rating(users[0], other).games == 40
+    assert not PlayerRating.objects.filter(mode=other).exclude(user=users[0]).exists()
+    assert set(RatingChange.objects.values_list("mode", flat=True)) == {mode}

@@ -140,3 +140,14 @@ def test_the_page_explains_reliability_with_the_matchers_own_figures(client):
             f"aspetta per i primi {RELIABILITY_MIX_SECONDS:.0f} secondi") in html.unescape(re.sub(r"\s+", " ", italian))
     assert (f"over at least {MIN_MATCHES} matches, finished fewer than {RELIABLE_SHARE * 100:.0f} % of them waits "
             f"for the first {RELIABILITY_MIX_SECONDS:.0f} seconds") in html.unescape(re.sub(r"\s+", " ", english))
+
+
+def test_the_burraco_reale_section_reads_the_engine(client):
+    body = page(client, "it")
+    assert 'id="burraco-reale"' in body and "104 carte" in body and "59 carte in due e 37 in quattro" in body
+    assert 'data-example="AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"' in body
+    assert "<strong>reale</strong>: premio 1000" in body and "<strong>nobile</strong>: premio 500" in body
+    assert html.escape(MESSAGES["reale_no_sets"]) in body and html.escape(MESSAGES["reale_no_joker"]) in body
+    assert html.escape(MESSAGES["clean_burraco_required"]) in body
+    english = page(client, "en")
+    assert "jokers stay in the box" in english and "104 cards" in english

@@ -58,7 +58,7 @@ def k_factor(games: int, peak: float) -> int:
 
 
 def mode_for(table: Table) -> str:
-    return RatingMode.PAIRS if table.players == 4 else RatingMode.SINGLES
+    return RatingMode.of(table.players, table.preset)
 
 
 def is_rated(game: Game, seats: Iterable[Seat]) -> bool:

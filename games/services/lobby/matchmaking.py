@@ -52,7 +52,7 @@ from django.db import IntegrityError, transaction
 
 from games.engine import PRESETS, Ruleset
 from games.live import clock, transport
-from games.models import BotLevel, QueueEntry
+from games.models import BotLevel, QueueEntry, RatingMode
 from games.selectors import matchmaking as queue_selectors
 from games.selectors import social as social_selectors
 from games.selectors.matchmaking import MODE_PLAYERS, rating_window
@@ -156,10 +156,11 @@ def _join(user, mode: str, preset: str, computer_after: bool, mate, now: datetim
         invited_by = None
         if mate is not None:
             invited_by = _check_partner(user, mate, mode, preset)
+        rating = queue_selectors.rating_of(user, RatingMode.of(MODE_PLAYERS[mode], preset))  # Reale's own
         try:
             with transaction.atomic():
                 entry = QueueEntry.objects.create(
-                    user=user, mode=mode, preset=preset, rating=queue_selectors.rating_of(user, mode),
+                    user=user, mode=mode, preset=preset, rating=rating,
                     reliability=reliability.queue_value(), computer_after=computer_after,
                     partner=mate, joined_at=now, seen_at=now,
                 )

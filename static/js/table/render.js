@@ -124,6 +124,8 @@ export function createRenderer(s) {
   function burracoLabel(kind) {
     if (kind === "pulito") return L.burracoClean;
     if (kind === "semipulito") return L.burracoSemi;
+    if (kind === "nobile") return L.burracoNobile; // Burraco Reale's two clean ones
+    if (kind === "reale") return L.burracoReale;
     return kind ? L.burracoDirty : "";
   }
 
@@ -161,7 +163,10 @@ export function createRenderer(s) {
       if (node.dataset.sig === sig) return;
       node.dataset.sig = sig;
       node.classList.toggle("burraco", Boolean(m.burraco));
-      for (const k of ["pulito", "semipulito", "sporco"]) node.classList.toggle(`burraco-${k}`, m.burraco === k);
+      const clean = ["pulito", "nobile", "reale"].includes(m.burraco); // nobile and reale look clean
+      for (const k of ["pulito", "semipulito", "sporco"]) {
+        node.classList.toggle(`burraco-${k}`, m.burraco === k || (k === "pulito" && clean));
+      }
       const tag = node.querySelector(".meld-tag");
       setHidden(tag, !m.burraco);
       setText(tag, burracoLabel(m.burraco));
