@@ -1,11 +1,18 @@
 // One reconnecting WebSocket (table page and lobby): backoff with jitter, a keep-alive ping,
-// and close codes after which retrying cannot help (docs/protocol.md).
+// close codes after which retrying cannot help (docs/protocol.md), and a watchdog: a frame the
+// server always answers (ping, hello, action) that gets no answer at all within `answerWithin`
+// means the path to the server is dead though the socket looks open (a host lost, a cable cut
+// between the proxy and the server): the socket is dropped and another one opened at once.
+
+// The frames the server answers every time (docs/protocol.md).
+const ANSWERED = new Set(["ping", "hello", "action"]);
 
 export class LiveSocket {
   /**
    * @param {string} path  e.g. "/ws/table/7/"
    * @param {object} handlers  onFrame(frame), onOpen(), onClose(event, willRetry)
-   * @param {object} options  finalCodes, baseDelay, maxDelay, pingEvery (ms; 0 = none)
+   * @param {object} options  finalCodes, baseDelay, maxDelay, pingEvery (ms; 0 = none),
+   *   answerWithin (ms; 0 = no watchdog)
    */
   constructor(path, handlers = {}, options = {}) {
     this.path = path;
@@ -14,9 +21,11 @@ export class LiveSocket {
     this.baseDelay = options.baseDelay ?? 500;
     this.maxDelay = options.maxDelay ?? 10000;
     this.pingEvery = options.pingEvery ?? 25000;
+    this.answerWithin = options.answerWithin ?? 8000;
     this.retry = 0;
     this.ws = null;
     this.pingTimer = null;
+    this.silenceTimer = null;
     this.stopped = false;
   }
 
@@ -34,12 +43,15 @@ export class LiveSocket {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.addEventListener("open", () => {
+      if (ws !== this.ws) return;
       this.retry = 0;
       clearInterval(this.pingTimer);
       if (this.pingEvery) this.pingTimer = setInterval(() => this.send({ type: "ping" }), this.pingEvery);
       if (this.handlers.onOpen) this.handlers.onOpen();
     });
     ws.addEventListener("message", (event) => {
+      if (ws !== this.ws) return;
+      this.heard();
       let frame;
       try {
         frame = JSON.parse(event.data);
@@ -49,20 +61,46 @@ export class LiveSocket {
       if (frame && typeof frame === "object" && this.handlers.onFrame) this.handlers.onFrame(frame);
     });
     ws.addEventListener("close", (event) => {
-      clearInterval(this.pingTimer);
-      if (ws !== this.ws) return;
-      const final = this.stopped || this.finalCodes.has(event.code);
-      if (this.handlers.onClose) this.handlers.onClose(event, !final);
-      if (final) return;
-      const delay = Math.min(this.maxDelay, this.baseDelay * 2 ** this.retry) + Math.random() * 300;
-      this.retry += 1;
-      setTimeout(() => this.connect(), delay);
+      if (ws === this.ws) this.lost(event);
     });
+  }
+
+  /** The socket is gone (closed, or silent): tell the page, and retry unless that cannot help. */
+  lost(event) {
+    clearInterval(this.pingTimer);
+    this.heard();
+    const final = this.stopped || this.finalCodes.has(event.code);
+    if (this.handlers.onClose) this.handlers.onClose(event, !final);
+    if (final) return;
+    const delay = Math.min(this.maxDelay, this.baseDelay * 2 ** this.retry) + Math.random() * 300;
+    this.retry += 1;
+    setTimeout(() => this.connect(), delay);
+  }
+
+  heard() {
+    clearTimeout(this.silenceTimer);
+    this.silenceTimer = null;
+  }
+
+  /** Nothing came back in time: drop this socket without waiting for its close handshake. */
+  silent() {
+    const ws = this.ws;
+    this.ws = null;
+    try {
+      ws.close();
+    } catch {
+      // already closing
+    }
+    this.retry = 0;  // the server may be fine: the next socket can go at once, through the proxy
+    this.lost({ code: 1006, reason: "no answer", silent: true });
   }
 
   send(frame) {
     if (!this.open) return false;
     this.ws.send(JSON.stringify(frame));
+    if (this.answerWithin && ANSWERED.has(frame.type) && !this.silenceTimer) {
+      this.silenceTimer = setTimeout(() => this.silent(), this.answerWithin);
+    }
     return true;
   }
 
