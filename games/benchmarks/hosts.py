@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from games.benchmarks.stack import ROOT, nginx_conf
+from games.benchmarks.stack import ROOT, children, nginx_conf
 
 SUBNET = "10.77.0"
 BRIDGE = "burraco-br"
@@ -237,20 +237,8 @@ def _pids_of(name: str) -> list[int]:
     found = []
     for pid in pids:
         found.append(pid)
-        found += _descendants(pid)
+        found += children(pid)
     return found
-
-
-def _descendants(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return out
-    for kid in map(int, kids):
-        out.append(kid)
-        out += _descendants(kid)
-    return out
 
 
 def spawn(name: str, on: str, argv: list[str], env: dict[str, str] | None = None, user: str | None = None) -> int:

@@ -36,6 +36,10 @@ from games.benchmarks.stack import ROOT, Stack, free_port
 OUTPUT = ROOT / "test-output"
 PING_SECONDS = 2.0
 BACKOFF_CAP = 1.5  # the page waits up to 10 s between reconnects; the test client less
+# As the page's socket (static/js/lib/socket.js): a ping, hello or action with no answer at all
+# within this many seconds means the path to the server is dead; the socket is dropped.
+ANSWER_WITHIN = 8.0
+ANSWERED = {"ping", "hello", "action"}
 # "A few seconds": the longest a table may stand still once the fault is over (the machine these
 # run on is small and shared: override with FAULTS_RECOVERY_LIMIT).
 RECOVERY_LIMIT = float(os.environ.get("FAULTS_RECOVERY_LIMIT", "8"))
@@ -288,6 +292,8 @@ class Client:
         self.host = host  # the Daphnes' address, or nginx's on the hosts test bed
         self.ping_seconds = ping_seconds
         self.quiet_until = 0.0  # no ping before then
+        self.answer_due: float | None = None  # the watchdog: monotonic time by which a frame must come
+        self.silent_drops = 0
         self.seat = seat
         self.session = session
         self.ports = ports
@@ -360,15 +366,19 @@ class Client:
             if ws is not None:
                 attempt["open"] = True
                 self.ws = ws
+                self.answer_due = None
                 pinger = asyncio.create_task(self._ping(ws))
+                watchdog = asyncio.create_task(self._watch(ws))
                 try:
                     self._hello(force=True)
                     async for text in ws:
+                        self.answer_due = None
                         self._on_frame(json.loads(text), attempt)
                 except Exception:  # noqa: BLE001 - the close code is recorded below
                     pass
                 finally:
                     pinger.cancel()
+                    watchdog.cancel()
                     self.ws = None
                 attempt["closed"] = time.time()
                 attempt["close_code"] = ws.close_code
@@ -387,15 +397,30 @@ class Client:
             await asyncio.sleep(self.ping_seconds)
             if time.time() < self.quiet_until:
                 continue  # the test measures what the server does by itself meanwhile
+            self._expect_answer("ping")
             try:
                 await ws.send(json.dumps({"type": "ping"}))
             except Exception:  # noqa: BLE001 - the reader sees the close
+                return
+
+    def _expect_answer(self, kind: str | None) -> None:
+        if kind in ANSWERED and self.answer_due is None:
+            self.answer_due = time.monotonic() + ANSWER_WITHIN
+
+    async def _watch(self, ws) -> None:
+        """Drop the socket when what the server always answers got no answer in time."""
+        while True:
+            await asyncio.sleep(0.25)
+            if self.answer_due is not None and time.monotonic() > self.answer_due:
+                self.silent_drops += 1
+                ws.transport.abort()  # no close handshake over a dead path
                 return
 
     def _send_now(self, frame: dict[str, Any]) -> bool:
         ws = self.ws
         if ws is None:
             return False
+        self._expect_answer(frame.get("type"))
         asyncio.create_task(self._send(ws, frame))
         return True
 
