@@ -32,7 +32,7 @@ def ping_pong_position(seed: int, players: int = 2) -> Game:
 def test_every_level_draws_from_the_stock_when_the_pile_goes_round_for_nothing(players):
     game = ping_pong_position(seed=5, players=players)
     record = game.public_record()
-    assert stall.fruitless_takes(record) == stall.TAKES_PER_SEAT * players
+    assert stall.fruitless_takes(record) >= stall.TAKES_PER_SEAT * players
     for level in LAB_LEVELS:
         action = choose_action(game.view(game.to_move), level, random.Random(1), record=record, worlds=1)
         assert action == {"type": "draw"}, level

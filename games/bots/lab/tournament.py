@@ -481,8 +481,8 @@ def report_text(result: dict[str, Any]) -> str:
     ma, mb = result["decision_ms_a"], result["decision_ms_b"]
     lines.append(f"decision ms A median {ma['median']} p99 {ma['p99']} max {ma['max']}; "
                  f"B median {mb['median']} p99 {mb['p99']} max {mb['max']}")
-    lines.append(f"stuck hands (stopped after {MAX_ACTIONS} actions, scored as they stood): "
-                 f"{result['stuck']}")
+    lines.append(f"{'STUCK' if result['stuck'] else 'stuck'} hands (stopped after {MAX_ACTIONS} actions, "
+                 f"scored as they stood): {result['stuck']}")
     for who, level in (("a", a), ("b", b)):
         lost = result.get("lost_hands", {}).get(who)
         if lost:
