@@ -31,38 +31,51 @@ from typing import Any
 
 from games.bots.expert import expert_action
 from games.bots.random_player import random_action
+from games.bots.sparring import sparring_action
+from games.bots.stall import ping_pong
 from games.bots.strategy import greedy_action
 
 from .knowledge import determinize
 
 LEVELS = ("principiante", "medio", "esperto")
+# The levels a measurement may seat: the site's, and the sparring partner of issue 31, which
+# punishes a player that feeds the pile (not offered at the site).
+LAB_LEVELS = (*LEVELS, "sparring")
 
 Action = dict[str, Any]
 
 
 def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = None, *,
                   budget_seconds: float | None = None, worlds: int | None = None,
-                  record: list[dict[str, Any]] | None = None) -> Action:
+                  record: list[dict[str, Any]] | None = None, remember: bool = True) -> Action:
     """The next action for the seat whose `view` this is, at `level`.
 
     `budget_seconds` and `worlds` go to the expert (`expert.expert_action`): a time budget, or
     a fixed number of sampled worlds that makes its choice independent of the clock. `record`
     is the hand's public history (`Game.public_record()`, the same for every seat), which the
-    expert remembers; views carry no history. The other levels depend on the view and `rng`
-    alone.
+    expert remembers (unless `remember` is False: esperto without its memory); views carry no
+    history. The other levels depend on the view and `rng` alone, except that every level,
+    given the record, draws from the stock when the pile has been passing back and forth with
+    nothing drawn or laid down (`stall.ping_pong`), so no hand between computers runs for ever.
 
     Raises ValueError for an unknown level or when it is not this seat's turn.
     """
-    if level not in LEVELS:
+    if level not in LAB_LEVELS:
         raise ValueError(f"unknown level {level!r}")
     if not view.get("my_turn"):
         raise ValueError("not this seat's turn")
     rng = rng or random.Random()
     seat = view["seat"]
+    if view["phase"] == "draw" and "draw" in view["allowed"] and ping_pong(record, view["players"]):
+        return {"type": "draw"}
     if level == "esperto":
 
-        return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds, record=record)
+        return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds,
+                             record=record if remember else None)
     game = determinize(view, rng)
+    if level == "sparring":
+
+        return sparring_action(game, seat, rng)
     if level == "principiante":
 
         return random_action(game, seat, rng)

@@ -246,8 +246,9 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
 
     The wild already in the meld stays a wild; when its natural card arrives it slides to the
     top end (the bottom end when the top is a high ace). The natural cards keep their places, an
-    ace included: a high ace stays high. A 2 of the meld's suit that slides into its own place,
-    just below the real 3, is natural there, so the meld becomes clean.
+    ace included: a high ace stays high. A 2 of the meld's suit whose run now starts at the real
+    3 slides to its own place just below it, whichever end is free, and is natural there, so the
+    meld becomes clean.
 
     >>> m = check_meld("3H 4H JK 6H 7H 8H 9H")
     >>> m.burraco
@@ -261,6 +262,8 @@ def lay_off(meld: Meld, cards: Sequence[Card], ruleset: Ruleset | None = None) -
     >>> slid = lay_off(own, parse_cards("TS"))
     >>> str(slid.cards[0]), slid.wild, slid.burraco
     ('2S', None, 'pulito')
+    >>> [str(c) for c in lay_off(check_meld("3D 4D 2D 6D 7D"), parse_cards("5D")).cards]
+    ['2D', '3D', '4D', '5D', '6D', '7D']
     """
     ruleset = ruleset or _DEFAULT_RULES
     if ruleset.variant == REALE:
@@ -429,7 +432,12 @@ def _place(plain: list[Card], natural_two: Card | None, wild_twos: list[Card],
         else:
             top = last + 1 if last < 14 else None
             bottom = first - 1 if first > 1 else None
-            if prefer > 0 and prefer in (top, bottom):
+            own_two = wilds[0].rank == 2 and wilds[0].suit == suit
+            if own_two and bottom == 2:
+                # A 2 of the suit whose run now starts at the real 3 goes to its own place,
+                # whichever end is free (RULES §4, amended 2026-12-07).
+                wild_pos = 2
+            elif prefer > 0 and prefer in (top, bottom):
                 wild_pos = prefer
             elif prefer == BOTTOM and bottom is not None:
                 wild_pos = bottom

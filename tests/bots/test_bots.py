@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from games.bots import LEVELS, choose_action, knowledge, strategy
+from games.bots import LAB_LEVELS, choose_action, knowledge, strategy
 from games.bots.lab import tournament
 from games.engine import Game, IllegalMove, Ruleset
 
@@ -79,7 +79,7 @@ def test_hidden_cards_do_not_change_a_decision():
                    stock="3H 3D 3C", pozzetti=["KH KC QH 6S 6D JH JD TS TC 9C 8C",
                                                "AH AD 6H 6C 7D 7S 8D 8S 9D 9S TD"], **common)
     assert a.view(0) == b.view(0)
-    for level in LEVELS:
+    for level in LAB_LEVELS:  # the sparring partner too
         for seed in range(5):
             first = choose_action(a.view(0), level, random.Random(seed), budget_seconds=0.05)
             second = choose_action(b.view(0), level, random.Random(seed), budget_seconds=0.05)

@@ -243,6 +243,17 @@ def test_a_two_sliding_into_its_own_place_scores_a_clean_burraco():
     assert replay(g.deal, g.actions) == g
 
 
+def test_a_two_whose_run_now_starts_at_its_three_goes_below_it_in_play():
+    """RULES §4 (amended 2026-12-07): the 2 goes below the 3 though the top end is free."""
+    g = fresh(["5D 5H", "5S 5C QS"], pozzetti=[None, POZZETTO], melds=[["3D 4D 2D 6D 7D 8D 9D"], []])
+    assert g.score()[0]["burraco"] == 100
+    play(g, draw(), lay(1, "5D"))
+    m = g.melds(0)[0]
+    assert m.texts() == "2D 3D 4D 5D 6D 7D 8D 9D".split() and m.wild is None and m.burraco == "pulito"
+    assert g.score()[0]["burraco"] == 200
+    assert replay(g.deal, g.actions) == g
+
+
 def test_close_by_melding_both_ways():
     hands = ["7H 8H", "5S 5D QS"]
     for ruleset, outcome in ((CLASSICO, "cannot_meld_all_after_pozzetto"), (MANO_UNICA, None)):

@@ -189,11 +189,40 @@ def test_a_two_of_another_suit_sliding_to_the_bottom_stays_a_wild():
     assert texts(after)[:2] == ["2H", "3S"] and (after.wild, after.burraco) == (0, "sporco")
 
 
-def test_a_two_sliding_to_the_top_stays_a_wild():
+def test_example_a_two_whose_run_now_starts_at_the_three_goes_below_it():
+    """RULES §4 as amended on 2026-12-07: 3D 4D 2D 6D 7D (the 2 as the 5) + 5D is
+    2D 3D 4D 5D 6D 7D, clean, though the top end is free too (not 3D … 7D 2D as the 8)."""
+    m = check_meld(parse_cards("3D 4D 2D 6D 7D"), CLASSICO)
+    assert (texts(m), m.wild) == (["3D", "4D", "2D", "6D", "7D"], 2)
+    after = lay_off(m, parse_cards("5D"), CLASSICO)
+    assert texts(after) == "2D 3D 4D 5D 6D 7D".split()
+    assert (after.wild, after.low, after.burraco, after.stands_for) == (None, 2, None, None)
+    assert after.points == 20 + 5 * 5
+    # A natural 2 from then on: a low ace goes below it, a jolly may still join at the top.
+    assert texts(lay_off(after, parse_cards("AD"), CLASSICO))[:2] == ["AD", "2D"]
+    assert lay_off(after, parse_cards("JK"), CLASSICO).wild == 6
+
+
+def test_a_two_read_as_the_four_slides_below_its_three_too():
     m = check_meld(parse_cards("2S 3S 5S"), CLASSICO)  # no 3 below it as read: the 2 is the 4
     assert texts(m) == ["3S", "2S", "5S"] and m.wild == 1
     after = lay_off(m, parse_cards("4S"), CLASSICO)
-    assert texts(after) == ["3S", "4S", "5S", "2S"] and after.wild == 3  # the 2 as the 6
+    assert texts(after) == ["2S", "3S", "4S", "5S"] and after.wild is None
+
+
+def test_a_two_whose_run_does_not_start_at_the_three_still_slides_to_the_top():
+    m = check_meld(parse_cards("4D 5D 2D 7D 8D"), CLASSICO)  # the 2 as the 6
+    after = lay_off(m, parse_cards("6D"), CLASSICO)
+    assert texts(after) == "4D 5D 6D 7D 8D 2D".split() and after.wild == 5  # the 2 as the 9
+    # laid off with the 3, the run now starts at the 3: the 2 goes to its own place below it
+    both = lay_off(m, parse_cards("6D 3D"), CLASSICO)
+    assert texts(both) == "2D 3D 4D 5D 6D 7D 8D".split() and both.burraco == "pulito"
+
+
+def test_a_two_of_another_suit_whose_run_starts_at_the_three_slides_to_the_top():
+    m = check_meld(parse_cards("3D 4D 2H 6D 7D"), CLASSICO)
+    after = lay_off(m, parse_cards("5D"), CLASSICO)
+    assert texts(after) == "3D 4D 5D 6D 7D 2H".split() and after.wild == 5
 
 
 def test_example_the_wild_slides_under_a_high_ace_that_stays_high():

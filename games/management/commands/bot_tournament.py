@@ -1,7 +1,10 @@
 """`python manage.py bot_tournament --a medio --b principiante --games 200 --seed 1 --json`
 
-Computer against computer over whole hands, seats alternating; prints the tally (wins with a
-95 % interval, mean score difference, decision times per side). `--duplicate` plays every deal
+Computer against computer over whole hands, seats alternating; prints the tally: first the
+point margin per hand with its 95 % interval (over duplicate pairs with `--duplicate`), then
+hands won, the per-hand record (piles taken, burraco, closes, points conceded when not closing),
+stuck hands and decision times per side. `--matches N` also plays N real matches to 2005 to the
+end (match win rate with its Wilson interval). `--duplicate` plays every deal
 twice with the seats swapped; `--audit` counts the mistakes of issue 13 per 100 hands and per
 level. The play, the audit and the report are `games.bots.lab.tournament` and `games.bots.lab.audit`.
 """
@@ -12,7 +15,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.bots import LEVELS
+from games.bots import LAB_LEVELS
 from games.bots.lab.tournament import MEMORY, report_text, run
 from games.engine import PRESETS
 
@@ -21,9 +24,11 @@ class Command(BaseCommand):
     help = "Plays computer players against each other and reports wins, mistakes and decision times."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--a", default="medio", choices=LEVELS, help="level of side A")
-        parser.add_argument("--b", default="principiante", choices=LEVELS, help="level of side B")
-        parser.add_argument("--games", type=int, default=200, help="hands to play")
+        parser.add_argument("--a", default="medio", choices=LAB_LEVELS, help="level of side A")
+        parser.add_argument("--b", default="principiante", choices=LAB_LEVELS, help="level of side B")
+        parser.add_argument("--games", type=int, default=200, help="single hands to play (0: matches only)")
+        parser.add_argument("--matches", type=int, default=0,
+                            help="also play this many real matches to 2005 to the end (even with --duplicate)")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--preset", default="classico", choices=sorted(PRESETS))
         parser.add_argument("--players", type=int, default=2, choices=(2, 4))
@@ -43,16 +48,17 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args, **options) -> None:
-        if options["games"] < 1:
-            raise CommandError("--games must be at least 1")
-        if options["duplicate"] and options["games"] % 2:
-            raise CommandError("--duplicate plays each deal twice: --games must be even")
+        if options["games"] < 0 or options["matches"] < 0 or options["games"] + options["matches"] < 1:
+            raise CommandError("give --games or --matches, at least 1")
+        if options["duplicate"] and (options["games"] % 2 or options["matches"] % 2):
+            raise CommandError("--duplicate plays each deal twice: --games and --matches must be even")
         if options["worlds"] is not None and options["worlds"] < 1:
             raise CommandError("--worlds must be at least 1")
         result = run(options["a"], options["b"], games=options["games"], seed=options["seed"],
                      preset=options["preset"], players=options["players"],
                      budget_seconds=options["budget"], worlds=options["worlds"],
-                     duplicate=options["duplicate"], audit=options["audit"], memory=options["memory"])
+                     duplicate=options["duplicate"], audit=options["audit"], memory=options["memory"],
+                     matches=options["matches"])
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
