@@ -121,6 +121,13 @@ def network_up() -> None:
 
 def network_down() -> None:
     for h in HOSTS.values():
+        # What daemonized out of our process groups (RabbitMQ's epmd) lives on in the namespace.
+        pids = run(["ip", "netns", "pids", h.namespace], check=False).stdout.split()
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
         run(["ip", "netns", "del", h.namespace], check=False)  # takes its veth pair with it
         run(["ip", "link", "del", h.link], check=False)
     run(["ip", "link", "del", BRIDGE], check=False)
@@ -241,13 +248,14 @@ def _pids_of(name: str) -> list[int]:
     return found
 
 
-def spawn(name: str, on: str, argv: list[str], env: dict[str, str] | None = None, user: str | None = None) -> int:
+def spawn(name: str, on: str, argv: list[str], env: dict[str, str] | None = None, user: str | None = None,
+          cwd: Path = ROOT) -> int:
     """Start `argv` on host `on` in the background (its own session, its log in STATE_DIR)."""
     h = host(on)
     STATE_DIR.mkdir(parents=True, exist_ok=True)
     command = h.wrap((["runuser", "-u", user, "--"] if user else []) + argv)
     with open(STATE_DIR / f"{name}.log", "w") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env or dict(os.environ), stdout=log,
+        process = subprocess.Popen(command, cwd=cwd, env=env or dict(os.environ), stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     state = _state()
     state["processes"][name] = {"pid": process.pid, "host": on, "argv": argv}
@@ -268,6 +276,10 @@ def stop(name: str, sig: int = signal.SIGTERM, wait: float = 15) -> None:
         return
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
+        try:
+            os.waitpid(entry["pid"], os.WNOHANG)  # reap it if this process started it (a zombie stays in its group)
+        except ChildProcessError:
+            pass
         try:
             os.killpg(entry["pid"], 0)
         except ProcessLookupError:
@@ -365,19 +377,20 @@ def start_redis() -> None:
 
 def start_rabbitmq() -> None:
     """RabbitMQ of the data host: a node of its own (its own epmd, in the namespace), a user
-    `burraco` (guest may only log in over loopback)."""
+    `burraco` (guest may only log in over loopback); its distribution port out of the relays' way."""
     base = STATE_DIR / "rabbitmq"
     base.mkdir(parents=True, exist_ok=True)
     conf = base / "rabbitmq.conf"
     conf.write_text("loopback_users = none\ndefault_user = burraco\ndefault_pass = burraco\n")
     env = dict(os.environ, RABBITMQ_NODENAME="burraco@localhost", RABBITMQ_NODE_IP_ADDRESS=host("data").address,
-               RABBITMQ_NODE_PORT="5672", RABBITMQ_DIST_PORT="25672", RABBITMQ_MNESIA_BASE=str(base / "mnesia"),
+               RABBITMQ_NODE_PORT="5672", RABBITMQ_DIST_PORT="45672", RABBITMQ_MNESIA_BASE=str(base / "mnesia"),
                RABBITMQ_LOG_BASE=str(base / "log"), RABBITMQ_CONFIG_FILE=str(conf.with_suffix("")),
                RABBITMQ_ENABLED_PLUGINS_FILE=str(base / "enabled_plugins"), HOME=str(base))
     (base / "enabled_plugins").write_text("[].\n")
     run(["chown", "-R", "rabbitmq:rabbitmq", str(base)])
     server = "/usr/lib/rabbitmq/bin/rabbitmq-server"  # Debian's /usr/sbin one insists on its own folders
-    spawn("rabbitmq", "data", [server if Path(server).exists() else "rabbitmq-server"], env=env, user="rabbitmq")
+    spawn("rabbitmq", "data", [server if Path(server).exists() else "rabbitmq-server"], env=env, user="rabbitmq",
+          cwd=base)  # where a crash dump would land
     wait_port("data", 5672, timeout=90)
 
 
