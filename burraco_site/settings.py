@@ -207,7 +207,8 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # stalls). The embedded worker and the tests' workers read both queues.
 CELERY_ANALYSIS_QUEUE = os.environ.get("CELERY_ANALYSIS_QUEUE", CELERY_TASK_DEFAULT_QUEUE + ".analysis")
 # The reviews a person asks for from the replay wait on a queue of their own, which the analysis
-# worker reads besides the automatic one: they never wait behind the automatic backlog.
+# worker reads besides the automatic one: they never wait behind the automatic backlog, only for
+# the review in progress and at most one automatic review more (docs/performance.md).
 CELERY_ANALYSIS_ASKED_QUEUE = os.environ.get("CELERY_ANALYSIS_ASKED_QUEUE", CELERY_ANALYSIS_QUEUE + ".asked")
 # The turn scheduler (games/services/scheduler.py) runs in every worker (and in the embedded
 # server): it scans the due games about once a second. No beat schedule is needed.

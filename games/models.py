@@ -557,7 +557,7 @@ class Analysis(models.Model):
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
-    # A person asked for it from the replay (its own queue, taken before the automatic ones, never
+    # A person asked for it from the replay (its own queue, ahead of the automatic backlog, never
     # capped nor expired); False: queued by itself when the match ended.
     asked = models.BooleanField(default=False)
     notes = models.JSONField(default=list, blank=True)

@@ -64,8 +64,9 @@ def test_a_match_that_ends_is_queued_and_analysed(celery_worker):
 
 def test_a_requested_review_is_taken_before_the_automatic_ones_waiting(celery_worker):
     """The worker reads the requests' queue besides the automatic one: a review asked for while
-    automatic ones wait runs right after the one in progress (kombu's Redis transport takes, after
-    a message from one queue, the others first; RabbitMQ gives each queue its own prefetch)."""
+    automatic ones wait runs right after the one in progress: kombu's Redis transport takes, after
+    a message from one queue, the others first. (On RabbitMQ the two queues are served in turn: a
+    request may wait for one automatic review more; checked by hand, docs/performance.md.)"""
     person = make_user("prima_an")
     first, *waiting, asked = (finished_match([person, None], seed=s) for s in (70, 71, 72, 73))
     for game in (*waiting, asked):  # short reviews: the first of a whole hand is the one that must last
