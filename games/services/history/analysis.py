@@ -213,8 +213,9 @@ def _expired_before():
 
 def _enqueue(game_id: int, *, asked: bool) -> None:
     """On the analysis queues, never the one the computer's moves wait in (settings.py): a person's
-    request on its own queue, served ahead of the automatic backlog; an automatic one with an expiry, twice the wait the task
-    itself allows (the task marks a late one skipped; the broker drops what nobody took at all)."""
+    request on its own queue, served ahead of the automatic backlog; an automatic one with an
+    expiry, twice the wait the task itself allows (the task marks a late one skipped; the broker
+    drops what nobody took at all)."""
     from games.tasks import analyse_game  # here: the tasks module imports this service (an edge above it)
 
     if asked:
