@@ -16,7 +16,7 @@ costliest draws and the costliest discards of each hand. The review is repeatabl
 decision's sampling is seeded from the game, hand and step.
 
 Requested from the replay page or queued when a game ends (`request_analysis`); computed by the
-Celery task `games.analyse_game` (`run_analysis`). A review costs about 5 s of one core per hand
+Celery task `games.analyse_game` (`run_analysis`). A review costs about 15 s of one core per hand
 and person (docs/performance.md), so the automatic ones are kept within the analysis worker's
 means: capped (`ANALYSIS_QUEUE_MAX` waiting) and expired (`ANALYSIS_QUEUE_EXPIRE_SECONDS`), a
 skipped one said so on the replay, where a person's request goes ahead of them.
@@ -159,7 +159,7 @@ def request_analysis(game: Game, *, automatic: bool = False) -> Analysis:
     still in play.
 
     A person's request (`automatic=False`, from the replay) goes on its own queue, which the
-    analysis worker takes before the automatic one. An automatic one (a match just ended) is
+    analysis worker serves ahead of the automatic backlog. An automatic one (a match just ended) is
     skipped, not queued, when `ANALYSIS_QUEUE_MAX` automatic reviews are already waiting, and
     carries an expiry: the reviews stay within the worker's means and the replay says "saltata"."""
     if not game.finished:
@@ -195,10 +195,10 @@ def queue_expire_seconds() -> int:
 
 def _automatic_backlog_full(*, besides: int) -> bool:
     """Whether `ANALYSIS_QUEUE_MAX` automatic reviews are waiting already, besides the analysis
-    `besides` being queued (0: never). The ones
-    that waited past their expiry are marked skipped first: a message the broker dropped as
-    expired never reaches the task, and its row must not hold a place in the count for ever.
-    A soft cap: two matches ending at the same moment may both pass it."""
+    `besides` being queued (0: never). The ones that waited past their expiry are marked skipped
+    first: a message the broker dropped as expired never reaches the task, and its row must not
+    hold a place in the count for ever. A soft cap: two matches ending at the same moment may
+    both pass it."""
     limit = queue_max()
     if not limit:
         return False
