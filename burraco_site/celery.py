@@ -83,7 +83,8 @@ def start_embedded_worker() -> bool:
         worker = app.Worker(
             pool="solo",
             concurrency=1,
-            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_ANALYSIS_QUEUE],
+            queues=[settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_ANALYSIS_ASKED_QUEUE,
+                    settings.CELERY_ANALYSIS_QUEUE],
             loglevel="WARNING",
             without_heartbeat=True,
             without_mingle=True,

@@ -206,6 +206,10 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # never holds the slots that play the computer's moves (a table waiting behind an analysis
 # stalls). The embedded worker and the tests' workers read both queues.
 CELERY_ANALYSIS_QUEUE = os.environ.get("CELERY_ANALYSIS_QUEUE", CELERY_TASK_DEFAULT_QUEUE + ".analysis")
+# The reviews a person asks for from the replay wait on a queue of their own, which the analysis
+# worker reads besides the automatic one: they never wait behind the automatic backlog, only for
+# the review in progress and at most one automatic review more (docs/performance.md).
+CELERY_ANALYSIS_ASKED_QUEUE = os.environ.get("CELERY_ANALYSIS_ASKED_QUEUE", CELERY_ANALYSIS_QUEUE + ".asked")
 # The turn scheduler (games/services/scheduler.py) runs in every worker (and in the embedded
 # server): it scans the due games about once a second. No beat schedule is needed.
 SCHEDULER_INTERVAL_SECONDS = float(os.environ.get("SCHEDULER_INTERVAL_SECONDS", "1"))
@@ -229,6 +233,12 @@ DB_CONNECT_SECONDS = max(0.1, float(os.environ.get("DB_CONNECT_SECONDS", "1")))
 # and how many worlds esperto samples per reviewed decision.
 ANALYSIS_AFTER_GAME = env_bool("ANALYSIS_AFTER_GAME", True)
 ANALYSIS_WORLDS = max(1, int(os.environ.get("ANALYSIS_WORLDS", "24")))
+# The automatic reviews within the analysis worker's means (docs/operations.md, capacity): past
+# ANALYSIS_QUEUE_MAX of them waiting (0: no cap) a match's review is skipped, and one that waited
+# longer than ANALYSIS_QUEUE_EXPIRE_SECONDS is skipped when it is taken; either can be asked for
+# from the replay. A person's request is neither capped nor expired.
+ANALYSIS_QUEUE_MAX = max(0, int(os.environ.get("ANALYSIS_QUEUE_MAX", "60")))
+ANALYSIS_QUEUE_EXPIRE_SECONDS = max(1, int(os.environ.get("ANALYSIS_QUEUE_EXPIRE_SECONDS", "3600")))
 BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS", "0.8")))
 # Extra seconds on the first draw of every hand after the first: the scoring of the hand just
 # over is on screen when the next deal arrives (games.services.table.seating.deadline_for).

@@ -553,15 +553,25 @@ class Analysis(models.Model):
         RUNNING = "running", _("In corso")
         DONE = "done", _("Pronta")
         FAILED = "failed", _("Non riuscita")
+        SKIPPED = "skipped", _("Saltata")  # not done: too many automatic reviews waiting, or it waited too long
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    # A person asked for it from the replay (its own queue, ahead of the automatic backlog, never
+    # capped nor expired); False: queued by itself when the match ended.
+    asked = models.BooleanField(default=False)
     notes = models.JSONField(default=list, blank=True)
     reviewed = models.PositiveIntegerField(default=0)  # decisions evaluated
     worlds = models.PositiveSmallIntegerField(default=0)  # sampled worlds per decision
     requested_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True, default="")
+
+    class Meta:
+        # The cap counts the automatic reviews waiting (games/services/history/analysis.py): a
+        # small index of the queued rows alone, however many reviews are kept.
+        indexes = [models.Index(fields=["requested_at"], name="analysis_queued",
+                                condition=models.Q(status="queued", asked=False))]
 
     def __str__(self) -> str:
         return f"Analisi della partita {self.game_id}: {self.status}"

@@ -229,8 +229,8 @@ def celery_worker_process(env: dict[str, str], *, name: str, queue: str | None =
                "-n", f"{name}@%h", "--without-heartbeat", "--without-mingle", "--without-gossip",
                "--loglevel=INFO"]
     if queue:
-        # The run's own queue and its analysis queue (settings.CELERY_ANALYSIS_QUEUE's default).
-        command += ["-Q", f"{queue},{queue}.analysis"]
+        # The run's own queue and its analysis queues (the settings' defaults for CELERY_QUEUE=queue).
+        command += ["-Q", f"{queue},{queue}.analysis.asked,{queue}.analysis"]
     if beat:
         command.append("-B")
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)

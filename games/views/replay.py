@@ -80,7 +80,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "fairness": fairness[0] if fairness else None,
         "analysis": analysis,
         "analysis_status": analysis_service.status_text(analysis),
-        "analysis_can_request": analysis is None or analysis.status == Analysis.Status.FAILED,
+        "analysis_can_request": analysis_service.can_request(analysis),
         "replay_data": {
             "frames": hand_replay.frames,
             "players": game.table.players,

@@ -6,10 +6,11 @@ tests/timers/test_analysis_worker.py; here the service and the pages."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from games.bots.knowledge import determinize
 from games.engine import replay
@@ -163,3 +164,86 @@ def test_a_game_in_play_cannot_be_analysed(client):
     with pytest.raises(Exception) as exc:
         analysis.request_analysis(game)
     assert "ancora in corso" in exc.value.message
+
+
+# ----------------------------------------------------------------------------- within its means
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The analysis tasks sent to the broker: (game id, queue, expires), in order."""
+    from games import tasks
+
+    out = []
+    monkeypatch.setattr(tasks.analyse_game, "apply_async",
+                        lambda args, **kw: out.append((args[0], kw["queue"], kw.get("expires"))))
+    return out
+
+
+def test_past_the_cap_an_automatic_review_is_skipped_and_a_requested_one_still_queued(
+        settings, sent, django_capture_on_commit_callbacks):
+    settings.ANALYSIS_QUEUE_MAX = 2
+    settings.ANALYSIS_QUEUE_EXPIRE_SECONDS = 600
+    person = make_user()
+    games = [finished_match([person, None], seed=40 + i, max_hands=1) for i in range(4)]
+    with django_capture_on_commit_callbacks(execute=True):
+        for game in games[:3]:
+            analysis.queue_after_game(game.pk)
+    statuses = [Analysis.objects.get(game=g).status for g in games[:3]]
+    assert statuses == [Analysis.Status.QUEUED, Analysis.Status.QUEUED, Analysis.Status.SKIPPED]
+    # Automatic: on the automatic queue, with an expiry; the skipped one never reached the broker.
+    assert sent == [(g.pk, settings.CELERY_ANALYSIS_QUEUE, 1200) for g in games[:2]]
+    # A person's request is not capped: queued on the queue read first, and a skipped one can be asked.
+    with django_capture_on_commit_callbacks(execute=True):
+        analysis.request_analysis(games[3])
+        analysis.request_analysis(games[2])
+    assert sent[2:] == [(g.pk, settings.CELERY_ANALYSIS_ASKED_QUEUE, None) for g in (games[3], games[2])]
+    assert {a.status for a in Analysis.objects.filter(game__in=games[2:])} == {Analysis.Status.QUEUED}
+    assert Analysis.objects.filter(asked=True).count() == 2
+    # Once a review was taken, the next match finds room again.
+    Analysis.objects.filter(game=games[0]).update(status=Analysis.Status.DONE)
+    fifth = finished_match([person, None], seed=45, max_hands=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        analysis.queue_after_game(fifth.pk)
+    assert Analysis.objects.get(game=fifth).status == Analysis.Status.QUEUED
+
+
+def test_an_automatic_review_taken_late_is_skipped_and_does_nothing(settings, sent, monkeypatch):
+    settings.ANALYSIS_QUEUE_EXPIRE_SECONDS = 600
+    person = make_user()
+    late, asked = (finished_match([person, None], seed=s, max_hands=1) for s in (50, 51))
+    analysis.queue_after_game(late.pk)
+    analysis.request_analysis(asked)
+    Analysis.objects.update(requested_at=timezone.now() - timedelta(seconds=601))
+    monkeypatch.setattr(analysis, "analyse_game", lambda *a, **k: pytest.fail("a late review was run"))
+    assert analysis.run_analysis(late.pk) == "skipped: waited too long"
+    row = Analysis.objects.get(game=late)
+    assert row.status == Analysis.Status.SKIPPED and row.reviewed == 0 and row.finished_at is None
+    assert analysis.run_analysis(late.pk) == "nothing to do"  # delivered twice
+    # A person's request waits as long as it must.
+    monkeypatch.setattr(analysis, "analyse_game", lambda *a, **k: ([], 7))
+    assert analysis.run_analysis(asked.pk) == "0 marks of 7 decisions"
+
+
+def test_a_skipped_review_says_so_on_the_replay_and_can_be_asked_for(client, settings, sent,
+                                                                       django_capture_on_commit_callbacks):
+    settings.ANALYSIS_QUEUE_MAX = 1
+    person = make_user()
+    first, game = (finished_match([person, None], seed=s, max_hands=1) for s in (60, 61))
+    analysis.queue_after_game(first.pk)
+    analysis.queue_after_game(game.pk)
+    assert Analysis.objects.get(game=game).status == Analysis.Status.SKIPPED
+    client.force_login(person)
+    url = f"/storico/partita/{game.pk}/replay/"
+    page = client.get(url).content.decode()
+    assert "Analisi saltata" in page and 'id="r-analysis-form"' in page
+    with translation.override("en"):
+        assert analysis.status_text(Analysis.objects.get(game=game)).startswith("Review skipped")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/storico/partita/{game.pk}/analisi/", {"mano": "1"}, follow=True)
+    page = response.content.decode()
+    assert "Analisi chiesta" in page and "Analisi in corso" in page and 'id="r-analysis-form"' not in page
+    assert sent == [(game.pk, settings.CELERY_ANALYSIS_ASKED_QUEUE, None)]
+    # An automatic review left waiting past its expiry reads as skipped too (the task will skip it).
+    Analysis.objects.filter(game=first).update(requested_at=timezone.now() - timedelta(days=1))
+    assert "Analisi saltata" in client.get(f"/storico/partita/{first.pk}/replay/").content.decode()

@@ -117,7 +117,7 @@ class Timers:
     def forget_queue(self) -> None:
         """Drop what is left of this queue: its messages, and any a killed worker left unacked."""
         client = self.redis()
-        for name in (self.queue, f"{self.queue}.analysis"):
+        for name in (self.queue, f"{self.queue}.analysis.asked", f"{self.queue}.analysis"):
             client.delete(name, f"_kombu.binding.{name}", f"_kombu.binding_permanent.{name}")
         keys = list(client.scan_iter(f"{self.queue}:*"))
         if keys:
@@ -168,6 +168,7 @@ def timers(django_db_setup, django_db_blocker):
         BOT_MOVE_DELAY_SECONDS=0,
         SCHEDULER_INTERVAL_SECONDS=INTERVAL,
         CELERY_ANALYSIS_QUEUE=f"{queue}.analysis",  # what the workers (CELERY_QUEUE=queue) read too
+        CELERY_ANALYSIS_ASKED_QUEUE=f"{queue}.analysis.asked",
     )
     overrides.enable()
     timers = Timers(url, queue, env)

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from games.engine import Game as EngineGame
-from games.models import Analysis, Game
+from games.models import Analysis, Game, Move
+from games.services.history import analysis
 from games.services.play.play import abandon_match, submit_action
 from tests.factories import finished_match
 from tests.games.helpers import make_user, random_legal, started_table
@@ -59,3 +60,25 @@ def test_a_match_that_ends_is_queued_and_analysed(celery_worker):
     done = wait_for(lambda: _done(game.pk), timeout=120, what="the analysis queued at the end of the match")
     assert done.reviewed > 5  # both people's draws and discards of the interrupted hand
     assert {n["seat"] for n in done.notes} <= {0, 1}
+
+
+def test_a_requested_review_is_taken_before_the_automatic_ones_waiting(celery_worker):
+    """The worker reads the requests' queue besides the automatic one: a review asked for while
+    automatic ones wait runs right after the one in progress: kombu's Redis transport takes, after
+    a message from one queue, the others first. (On RabbitMQ the two queues are served in turn: a
+    request may wait for one automatic review more; checked by hand, docs/performance.md.)"""
+    person = make_user("prima_an")
+    first, *waiting, asked = (finished_match([person, None], seed=s) for s in (70, 71, 72, 73))
+    for game in (*waiting, asked):  # short reviews: the first of a whole hand is the one that must last
+        Move.objects.filter(game=game).exclude(pk__in=game.moves.order_by("seq").values("pk")[:20]).delete()
+    analysis.queue_after_game(first.pk)
+    taken = wait_for(lambda: Analysis.objects.filter(game=first).exclude(status=Analysis.Status.QUEUED).first(),
+                     timeout=30, what="the worker to take the first automatic review")
+    assert taken.status == Analysis.Status.RUNNING  # still busy with it while the others arrive
+    for game in waiting:
+        analysis.queue_after_game(game.pk)
+    analysis.request_analysis(asked)
+    games = [first, *waiting, asked]
+    wait_for(lambda: all(_done(g.pk) for g in games), timeout=120, what="the four reviews")
+    finished = {g.pk: _done(g.pk).finished_at for g in games}
+    assert finished[first.pk] < finished[asked.pk] < min(finished[g.pk] for g in waiting)

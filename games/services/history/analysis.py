@@ -16,13 +16,17 @@ costliest draws and the costliest discards of each hand. The review is repeatabl
 decision's sampling is seeded from the game, hand and step.
 
 Requested from the replay page or queued when a game ends (`request_analysis`); computed by the
-Celery task `games.analyse_game` (`run_analysis`).
+Celery task `games.analyse_game` (`run_analysis`). A review costs about 15 s of one core per hand
+and person (docs/performance.md), so the automatic ones are kept within the analysis worker's
+means: capped (`ANALYSIS_QUEUE_MAX` waiting) and expired (`ANALYSIS_QUEUE_EXPIRE_SECONDS`), a
+skipped one said so on the replay, where a person's request goes ahead of them.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -149,29 +153,76 @@ def analyse_game(game: Game, *, worlds: int | None = None) -> tuple[list[dict], 
 # ----------------------------------------------------------------------------- requests and the task
 
 
-def request_analysis(game: Game) -> Analysis:
-    """Queue the analysis of a finished game (once: a second request returns the first, unless
-    it failed, which queues it again). Raises ServiceError for a game still in play."""
+def request_analysis(game: Game, *, automatic: bool = False) -> Analysis:
+    """Queue the analysis of a finished game, once: a second request returns the first unless it
+    failed or was skipped, which a person's request queues again. Raises ServiceError for a game
+    still in play.
+
+    A person's request (`automatic=False`, from the replay) goes on its own queue, which the
+    analysis worker serves ahead of the automatic backlog. An automatic one (a match just ended) is
+    skipped, not queued, when `ANALYSIS_QUEUE_MAX` automatic reviews are already waiting, and
+    carries an expiry: the reviews stay within the worker's means and the replay says "saltata"."""
     if not game.finished:
         raise ServiceError("analysis_unfinished")
     with transaction.atomic():
-        analysis, created = Analysis.objects.select_for_update().get_or_create(game=game)
-        if not created and analysis.status != Analysis.Status.FAILED:
+        analysis, created = Analysis.objects.select_for_update().get_or_create(
+            game=game, defaults={"asked": not automatic})
+        if not created and (automatic or not can_request(analysis)):
+            return analysis
+        if automatic and _automatic_backlog_full(besides=analysis.pk):
+            analysis.status = Analysis.Status.SKIPPED
+            analysis.save(update_fields=["status"])
+            logger.info("Analysis of game %s skipped: %s automatic reviews waiting", game.pk, queue_max())
             return analysis
         if not created:
             analysis.status = Analysis.Status.QUEUED
+            analysis.asked = True
             analysis.error = ""
-            analysis.save(update_fields=["status", "error"])
+            analysis.requested_at = timezone.now()
+            analysis.save(update_fields=["status", "asked", "error", "requested_at"])
         game_id = game.pk
-        transaction.on_commit(lambda: _enqueue(game_id))
+        transaction.on_commit(lambda: _enqueue(game_id, asked=not automatic))
     return analysis
 
 
-def _enqueue(game_id: int) -> None:
-    """On the analysis queue, never the one the computer's moves wait in (settings.py)."""
+def queue_max() -> int:
+    return int(getattr(settings, "ANALYSIS_QUEUE_MAX", 60))
+
+
+def queue_expire_seconds() -> int:
+    return int(getattr(settings, "ANALYSIS_QUEUE_EXPIRE_SECONDS", 3600))
+
+
+def _automatic_backlog_full(*, besides: int) -> bool:
+    """Whether `ANALYSIS_QUEUE_MAX` automatic reviews are waiting already, besides the analysis
+    `besides` being queued (0: never). The ones that waited past their expiry are marked skipped
+    first: a message the broker dropped as expired never reaches the task, and its row must not
+    hold a place in the count for ever. A soft cap: two matches ending at the same moment may
+    both pass it."""
+    limit = queue_max()
+    if not limit:
+        return False
+    waiting = Analysis.objects.filter(status=Analysis.Status.QUEUED, asked=False)
+    waiting.filter(requested_at__lt=_expired_before()).update(status=Analysis.Status.SKIPPED)
+    return waiting.exclude(pk=besides).count() >= limit
+
+
+def _expired_before():
+    return timezone.now() - timedelta(seconds=queue_expire_seconds())
+
+
+def _enqueue(game_id: int, *, asked: bool) -> None:
+    """On the analysis queues, never the one the computer's moves wait in (settings.py): a person's
+    request on its own queue, served ahead of the automatic backlog; an automatic one with an
+    expiry, twice the wait the task itself allows (the task marks a late one skipped; the broker
+    drops what nobody took at all)."""
     from games.tasks import analyse_game  # here: the tasks module imports this service (an edge above it)
 
-    analyse_game.apply_async((game_id,), queue=settings.CELERY_ANALYSIS_QUEUE)
+    if asked:
+        analyse_game.apply_async((game_id,), queue=settings.CELERY_ANALYSIS_ASKED_QUEUE)
+    else:
+        analyse_game.apply_async((game_id,), queue=settings.CELERY_ANALYSIS_QUEUE,
+                                 expires=2 * queue_expire_seconds())
 
 
 def queue_after_game(game_id: int) -> None:
@@ -182,7 +233,7 @@ def queue_after_game(game_id: int) -> None:
     game = Game.objects.filter(pk=game_id, finished=True).first()
     if game is None or not Seat.objects.filter(table_id=game.table_id, user__isnull=False).exists():
         return
-    request_analysis(game)
+    request_analysis(game, automatic=True)
 
 
 def run_analysis(game_id: int) -> str:
@@ -190,8 +241,13 @@ def run_analysis(game_id: int) -> str:
     (a task delivered twice does nothing the second time)."""
     with transaction.atomic():
         analysis = Analysis.objects.select_for_update().filter(game_id=game_id).first()
-        if analysis is None or analysis.status == Analysis.Status.DONE:
+        if analysis is None or analysis.status in (Analysis.Status.DONE, Analysis.Status.SKIPPED):
             return "nothing to do"
+        if _expired(analysis):
+            analysis.status = Analysis.Status.SKIPPED
+            analysis.save(update_fields=["status"])
+            logger.info("Analysis of game %s skipped: it waited past ANALYSIS_QUEUE_EXPIRE_SECONDS", game_id)
+            return "skipped: waited too long"
         analysis.status = Analysis.Status.RUNNING
         analysis.save(update_fields=["status"])
     game = Game.objects.get(pk=game_id)
@@ -206,6 +262,23 @@ def run_analysis(game_id: int) -> str:
     Analysis.objects.filter(pk=analysis.pk).update(status=Analysis.Status.DONE, notes=notes, reviewed=reviewed,
                                                    worlds=worlds, finished_at=timezone.now())
     return f"{len(notes)} marks of {reviewed} decisions"
+
+
+def _expired(analysis: Analysis) -> bool:
+    """An automatic review still waiting past its expiry: the backlog it sat in was beyond the
+    worker's means, and running it now would only push the next ones later."""
+    return (analysis.status == Analysis.Status.QUEUED and not analysis.asked
+            and analysis.requested_at < _expired_before())
+
+
+def skipped(analysis: Analysis | None) -> bool:
+    """Skipped, or an automatic review left waiting past its expiry (which the task will skip)."""
+    return analysis is not None and (analysis.status == Analysis.Status.SKIPPED or _expired(analysis))
+
+
+def can_request(analysis: Analysis | None) -> bool:
+    """Whether a person may ask for it from the replay: none yet, it failed, or it was skipped."""
+    return analysis is None or analysis.status == Analysis.Status.FAILED or skipped(analysis)
 
 
 # ----------------------------------------------------------------------------- words
@@ -229,6 +302,9 @@ def note_text(note: dict[str, Any]) -> str:
 def status_text(analysis: Analysis | None) -> str:
     if analysis is None:
         return ""
+    if skipped(analysis):
+        return _("Analisi saltata: quando la partita è finita c'erano troppe analisi in attesa. "
+                 "Se ti interessa, chiedila qui: passa davanti a quelle automatiche.")
     if analysis.status in (Analysis.Status.QUEUED, Analysis.Status.RUNNING):
         return _("Analisi in corso: esperto sta rivedendo le pescate e gli scarti dei giocatori. "
                  "Ricarica la pagina tra poco.")
