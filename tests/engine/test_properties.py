@@ -192,7 +192,12 @@ def test_random_hands(name, players):
     ends = Counter()
     for seed in range(50):
         ends[play_checked(name, players, seed, thorough=True).end_reason] += 1
-    assert ends["closed"] > 0  # the random player does finish hands by closing
+    assert set(ends) <= {"closed", "stock_exhausted"} and sum(ends.values()) == 50
+    if name != "reale":
+        assert ends["closed"] > 0  # the random player does finish hands by closing
+    # In Burraco Reale closing needs a clean burraco, which random play almost never builds (3 of
+    # 200 two-player hands, 0 of 200 four-player ones from these seeds): test_reale.py's run of 300
+    # hands checks that some close, and that every close had its clean burraco.
 
 
 # 1,667 seeds in four parts, so a parallel run (CI's `-m slow`) spreads the six minutes they take.
