@@ -291,10 +291,10 @@ def stop(name: str, sig: int = signal.SIGTERM, wait: float = 15) -> None:
         pass
 
 
-def wait_port(on: str, port: int, timeout: float = 60, address: str | None = None) -> None:
+def wait_port(on: str, port: int, timeout: float = 60) -> None:
     """Until something on host `on` listens on `port` (asked from that host)."""
     h = host(on)
-    target = address or h.address
+    target = h.address
     probe = f"import socket; socket.create_connection(({target!r}, {port}), timeout=1).close()"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -495,13 +495,6 @@ def in_host(name: str, function, *args):
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
-
-
-def reachable(source: str, address: str, port: int, timeout: float = 1.0) -> bool:
-    """Whether host `source` can open a TCP connection to address:port within `timeout`."""
-    probe = (f"import socket,sys\ntry: socket.create_connection(({address!r}, {port}), timeout={timeout}).close()\n"
-             "except OSError: sys.exit(1)")
-    return run(host(source).wrap([sys.executable, "-c", probe]), check=False, timeout=timeout + 10).returncode == 0
 
 
 def main(argv: list[str]) -> int:
