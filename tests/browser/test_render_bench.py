@@ -5,7 +5,10 @@ own frame handler; performance.now() is read around each call, then again after 
 layout, so the figure is the script plus the style and layout work the change costs. Results go
 to test-output/render-times.json (docs/performance.md quotes them). With RENDER_TRACE=<path>,
 Chromium's trace of the desktop run is written there (layout, style and script per event, to
-find where the time goes before changing anything).
+find where the time goes before changing anything); RENDER_TRACE_EXTRA adds trace categories
+(comma-separated, e.g. disabled-by-default-devtools.timeline.invalidationTracking to count the
+nodes restyled and laid out, which the machine's load does not change), and RENDER_EXTRA_CSS adds
+a style sheet to the page before the run (to try a rule's cost without editing table.css).
 """
 
 from __future__ import annotations
@@ -69,9 +72,12 @@ def test_render_time_per_event(live_site, browser):
         try:
             page.goto(f"{live_site}/tavolo/{table.pk}/")
             wait_version(page, 0)
+            if os.environ.get("RENDER_EXTRA_CSS"):
+                page.add_style_tag(content=os.environ["RENDER_EXTRA_CSS"])
             trace = os.environ.get("RENDER_TRACE")  # a path: Chromium's trace of the desktop run goes there
             if trace and label == "desktop":
-                browser.start_tracing(page=page, categories=["devtools.timeline", "blink", "v8.execute"])
+                extra = [c for c in os.environ.get("RENDER_TRACE_EXTRA", "").split(",") if c]
+                browser.start_tracing(page=page, categories=["devtools.timeline", "blink", "v8.execute", *extra])
             out = page.evaluate(MEASURE, frames)
             if trace and label == "desktop":
                 Path(trace).write_bytes(browser.stop_tracing())

@@ -25,7 +25,12 @@ export function readJSON(id, fallback = null) {
 
 /** Set a node's text only when it changed (no needless layout work, no lost selection). */
 export function setText(node, text) {
-  if (node && node.textContent !== text) node.textContent = text;
+  if (!node || node.textContent === text) return;
+  // A lone text child is changed in place: `textContent =` would throw it away with its layout
+  // object and build new ones (a clock ticking or a count changing cost a reattach each time).
+  const only = node.firstChild;
+  if (text !== "" && only && only === node.lastChild && only.nodeType === 3) only.data = text;
+  else node.textContent = text;
 }
 
 export function setHidden(node, hidden) {
