@@ -227,6 +227,12 @@ def _backend_pids(cursor) -> list[int]:
     return [pid for (pid,) in cursor.fetchall()]
 
 
+def _wal_lsn(cursor) -> int:
+    """Where the server's WAL stands, in bytes (all its databases: this load's and anyone else's)."""
+    cursor.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')")
+    return int(cursor.fetchone()[0])
+
+
 def _aux_pids(cursor) -> list[int]:
     """The server's own writers (WAL writer, checkpointer, background writer): shared by every
     database of the server, so their CPU in a window is this load's plus whatever else wrote."""
@@ -252,11 +258,11 @@ def run_pgbench(script: Path, *, clients: int, seconds: float, defines: dict[str
     time.sleep(min(1.0, seconds / 4))
     with connection.cursor() as cursor:
         pids, aux = _backend_pids(cursor), _aux_pids(cursor)
-    t0, cpu0, bench0, busy0 = time.monotonic(), cpu_seconds(pids), cpu_seconds([process.pid]), machine_busy()
-    aux0 = cpu_seconds(aux)
-    time.sleep(max(0.2, round(seconds) - min(1.0, seconds / 4) - 0.4))
-    t1, cpu1, bench1, busy1 = time.monotonic(), cpu_seconds(pids), cpu_seconds([process.pid]), machine_busy()
-    aux1 = cpu_seconds(aux)
+        t0, cpu0, bench0, busy0 = time.monotonic(), cpu_seconds(pids), cpu_seconds([process.pid]), machine_busy()
+        aux0, wal0 = cpu_seconds(aux), _wal_lsn(cursor)
+        time.sleep(max(0.2, round(seconds) - min(1.0, seconds / 4) - 0.4))
+        t1, cpu1, bench1, busy1 = time.monotonic(), cpu_seconds(pids), cpu_seconds([process.pid]), machine_busy()
+        aux1, wal1 = cpu_seconds(aux), _wal_lsn(cursor)
     out, err = process.communicate()
     if process.returncode != 0:
         raise RuntimeError(f"pgbench failed ({process.returncode}): {err.strip()[-500:]}")
@@ -272,6 +278,7 @@ def run_pgbench(script: Path, *, clients: int, seconds: float, defines: dict[str
         "backend_cpu_ms_per_tx": round(1000 * (cpu1 - cpu0) / (tps * window), 4) if tps else None,
         "backend_cores": round((cpu1 - cpu0) / window, 3),
         "writers_cpu_ms_per_tx": round(1000 * (aux1 - aux0) / (tps * window), 4) if tps else None,
+        "wal_bytes_per_tx": round((wal1 - wal0) / (tps * window)) if tps else None,
         "pgbench_cores": round((bench1 - bench0) / window, 3),
         "machine_busy_cores": round(cores * (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1]), 3),
         "load_before": before, "load_after": load(),
@@ -300,6 +307,8 @@ def postgres_capacity(seeded: dict[str, Any], *, clients: list[int], seconds: fl
                 result["actions_per_s"] = round(result["tps"] * ACTIONS_PER_RUN[name], 1)
                 result["backend_cpu_ms_per_action"] = (round(result["backend_cpu_ms_per_tx"] / ACTIONS_PER_RUN[name], 4)
                                                        if result["backend_cpu_ms_per_tx"] else None)
+                result["wal_bytes_per_action"] = (round(result["wal_bytes_per_tx"] / ACTIONS_PER_RUN[name])
+                                                  if result["wal_bytes_per_tx"] is not None else None)
                 result["writers_cpu_ms_per_action"] = (round(result["writers_cpu_ms_per_tx"] / ACTIONS_PER_RUN[name], 4)
                                                        if result["writers_cpu_ms_per_tx"] is not None else None)
                 result["ratio_to_select1"] = round(result["actions_per_s"] / row["select1"]["tps"], 4)
@@ -382,15 +391,18 @@ def _layer(url: str):
 
 async def _layer_load(url: str, messages: list[tuple[str, dict[str, Any]]], *, tables: int, seconds: float,
                       concurrency: int, monitor_actions: int) -> dict[str, Any]:
-    """`tables` tables, each with a socket per seat group in `messages` on the receiving layer
-    (the other Daphne); senders publish each action's frames as the play path does."""
+    """`tables` tables, each with a socket per seat group on the receiving layer (the other
+    Daphne); senders publish each action's frames as the play path does: `messages` (a 2-player
+    action, one frame per seat), then the same frames to four seats (a 4-player table)."""
     import redis.asyncio as aioredis
 
     from games.live import transport
 
     sender, receiver = _layer(url), _layer(url)
-    groups = [group for group, _frame in messages]
-    template_table = groups[0].split(".")[1]
+    template_table = messages[0][0].split(".")[1]
+    four = messages + [(group.replace(".seat.", ".seat.x"), frame) for group, frame in messages]
+    four = [(group.replace(".seat.x0", ".seat.2").replace(".seat.x1", ".seat.3"), frame) for group, frame in four]
+    groups = [group for group, _frame in four]
 
     def regroup(group: str, table: int) -> str:
         return group.replace(f"table.{template_table}.", f"table.{table}.", 1)
@@ -416,11 +428,13 @@ async def _layer_load(url: str, messages: list[tuple[str, dict[str, Any]]], *, t
     await asyncio.sleep(0.5)
     sent = Counter()
 
-    async def act(deadline: float, rng: random.Random) -> None:
-        while time.monotonic() < deadline:
-            table = rng.randrange(tables)
-            await transport._send_batch(sender, [(regroup(g, table), f) for g, f in messages])
-            sent["actions"] += 1
+    def actor(batch: list[tuple[str, dict[str, Any]]], key: str):
+        async def act(deadline: float, rng: random.Random) -> None:
+            while time.monotonic() < deadline:
+                table = rng.randrange(tables)
+                await transport._send_batch(sender, [(regroup(g, table), f) for g, f in batch])
+                sent[key] += 1
+        return act
 
     # What channels_redis sends for an action, by command (MONITOR is slow: counted apart).
     client = aioredis.Redis.from_url(url)
@@ -454,6 +468,7 @@ async def _layer_load(url: str, messages: list[tuple[str, dict[str, Any]]], *, t
 
     async def window(make, count_key: str) -> dict[str, Any]:
         sent[count_key] = 0
+        received.clear()
         before, start, busy0 = await redis_cpu(), time.monotonic(), machine_busy()
         loadavg = load()
         await asyncio.gather(*[make(start + seconds, random.Random(i)) for i in range(concurrency)])
@@ -467,8 +482,14 @@ async def _layer_load(url: str, messages: list[tuple[str, dict[str, Any]]], *, t
                 "load_before": loadavg, "load_after": load()}
 
     pings = await window(lambda deadline, _rng: ping(deadline), "pings")
-    actions = await window(act, "actions")
+    actions = await window(actor(messages, "actions"), "actions")
     await asyncio.sleep(0.5)
+    actions["frames_received"] = received["frames"]
+    actions["frames_published"] = actions["actions"] * len(messages)
+    actions4 = await window(actor(four, "actions"), "actions")
+    await asyncio.sleep(0.5)
+    actions4["frames_received"] = received["frames"]
+    actions4["frames_published"] = actions4["actions"] * len(four)
     stop.set()
     for task in consumers:
         task.cancel()
@@ -476,10 +497,8 @@ async def _layer_load(url: str, messages: list[tuple[str, dict[str, Any]]], *, t
     await client.aclose()
     for layer in (sender, receiver):
         await layer.flush()
-    actions["frames_received"] = received["frames"]
-    actions["frames_published"] = actions["actions"] * len(messages)
-    return {"ping": pings, "action": actions, "commands_per_action": {k: round(v / monitor_actions, 2)
-                                                                       for k, v in commands.items()}}
+    return {"ping": pings, "action": actions, "action_4_seats": actions4,
+            "commands_per_action": {k: round(v / monitor_actions, 2) for k, v in commands.items()}}
 
 
 def redis_benchmark(port: int, payload: int, requests: int) -> dict[str, Any]:
@@ -512,13 +531,15 @@ def redis_capacity(captured: dict[str, Any], *, port: int, tables: int, seconds:
                                         monitor_actions=20))
         bench = redis_benchmark(port, payload=max(sizes), requests=benchmark_requests) if benchmark_requests else {}
     action, ping = layer["action"], layer["ping"]
-    per_action = action["redis_cpu_us_each"]
+    per_action, four = action["redis_cpu_us_each"], layer["action_4_seats"]["redis_cpu_us_each"]
     return {
         "server": subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.strip(),
         "frames_per_action": len(messages), "frame_bytes": sizes, "tables": tables, "concurrency": concurrency,
         **layer, "redis_benchmark": bench,
         "action_cost_in_pings": round(per_action / ping["redis_cpu_us_each"], 2)
         if per_action and ping["redis_cpu_us_each"] else None,
+        "action_4_seats_cost_in_pings": round(four / ping["redis_cpu_us_each"], 2)
+        if four and ping["redis_cpu_us_each"] else None,
         "actions_per_s_per_core": round(1e6 / per_action) if per_action else None,
     }
 

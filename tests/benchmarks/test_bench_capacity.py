@@ -53,6 +53,7 @@ def test_a_tiny_run_has_the_plans_figures(tmp_path: Path):
             assert figures["failed"] == 0 and figures["actions_per_s"] > 0
             assert 0 < figures["ratio_to_select1"] < 1  # an action costs more than SELECT 1
             assert 0 < figures["backend_cpu_ms_per_action"] < 50
+            assert figures["wal_bytes_per_action"] > 200  # a new game row and a move row at least
             assert figures["load_before"]["loadavg"] and figures["load_after"]["loadavg"]
     assert "fresh" in pg["runs"][-1] and pg["actions_per_s_per_core"] > 0
     assert pg["wal_per_write"]["wal_bytes"] > 0 and pg["server"]["synchronous_commit"]
@@ -60,6 +61,8 @@ def test_a_tiny_run_has_the_plans_figures(tmp_path: Path):
     assert redis["frames_per_action"] == 2 and redis["commands_per_action"]["PUBLISH"] == 2
     action = redis["action"]
     assert action["actions"] > 0 and action["frames_received"] == action["frames_published"]
+    four = redis["action_4_seats"]
+    assert four["actions"] > 0 and four["frames_received"] == four["frames_published"] == 4 * four["actions"]
     assert redis["ping"]["pings"] > 0 and redis["action_cost_in_pings"] > 0
     assert redis["actions_per_s_per_core"] > 0
     assert redis["redis_benchmark"]["publish"]["requests_per_s"] > 0
