@@ -502,19 +502,44 @@ async def _layer_load(url: str, messages: list[tuple[str, dict[str, Any]]], *, t
 
 
 def redis_benchmark(port: int, payload: int, requests: int) -> dict[str, Any]:
-    """redis-benchmark's PING and PUBLISH (pipelined 16, 50 clients) on the Redis of the
-    measurement: what one Redis core takes when the client costs little."""
+    """redis-benchmark's PING, then PUBLISH of a frame-sized payload to a channel one
+    subscriber listens on (a `redis-cli SUBSCRIBE`, as a Daphne's subscriber connection), 50
+    clients, pipelined 16: what one Redis thread takes when the client costs little, and the
+    server's CPU per request at that rate."""
+    import redis
+
     tool = shutil.which("redis-benchmark")
     if tool is None:
         return {"skipped": "no redis-benchmark"}
+    client = redis.Redis(host="127.0.0.1", port=port)
+
+    def server_cpu() -> float:
+        info = client.info("cpu")
+        return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+
+    channel = "asgi-db5__group__table.1.seat.0"
+    subscriber = subprocess.Popen([shutil.which("redis-cli") or "redis-cli", "-p", str(port), "SUBSCRIBE", channel],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     out = {}
-    for name, command in (("ping", ["PING"]), ("publish", ["PUBLISH", "table.1.seat.0", "x" * payload])):
-        before = load()
-        text = subprocess.run([tool, "-h", "127.0.0.1", "-p", str(port), "-n", str(requests), "-c", "50", "-P", "16",
-                               "--csv", *command], capture_output=True, text=True, timeout=120).stdout
-        rows = [line.split(",") for line in text.strip().splitlines() if line.startswith('"')]
-        value = float(rows[-1][1].strip('"')) if rows and len(rows[-1]) > 1 else None
-        out[name] = {"requests_per_s": value, "load_before": before, "load_after": load()}
+    try:
+        deadline = time.monotonic() + 5
+        while client.pubsub_numsub(channel)[0][1] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for name, command in (("ping", ["PING"]), ("publish", ["PUBLISH", channel, "x" * payload])):
+            before, cpu0, t0 = load(), server_cpu(), time.monotonic()
+            text = subprocess.run([tool, "-h", "127.0.0.1", "-p", str(port), "-n", str(requests), "-c", "50",
+                                   "-P", "16", "--csv", *command], capture_output=True, text=True, timeout=120).stdout
+            cpu, elapsed = server_cpu() - cpu0, time.monotonic() - t0
+            rows = [line.split(",") for line in text.strip().splitlines() if line.startswith('"')]
+            value = float(rows[-1][1].strip('"')) if rows and len(rows[-1]) > 1 else None
+            out[name] = {"requests_per_s": value, "redis_cores": round(cpu / elapsed, 3),
+                         "redis_cpu_us_each": round(1e6 * cpu / requests, 3),
+                         "load_before": before, "load_after": load()}
+        out["publish"]["subscribers"] = client.pubsub_numsub(channel)[0][1]
+    finally:
+        subscriber.terminate()
+        subscriber.wait(timeout=10)
+        client.close()
     return out
 
 

@@ -65,4 +65,5 @@ def test_a_tiny_run_has_the_plans_figures(tmp_path: Path):
     assert four["actions"] > 0 and four["frames_received"] == four["frames_published"] == 4 * four["actions"]
     assert redis["ping"]["pings"] > 0 and redis["action_cost_in_pings"] > 0
     assert redis["actions_per_s_per_core"] > 0
-    assert redis["redis_benchmark"]["publish"]["requests_per_s"] > 0
+    publish = redis["redis_benchmark"]["publish"]
+    assert publish["requests_per_s"] > 0 and publish["subscribers"] == 1 and publish["redis_cpu_us_each"] > 0
