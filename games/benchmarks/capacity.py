@@ -306,7 +306,7 @@ def postgres_capacity(seeded: dict[str, Any], *, clients: list[int], seconds: fl
             if ACTIONS_PER_RUN[name]:
                 result["actions_per_s"] = round(result["tps"] * ACTIONS_PER_RUN[name], 1)
                 result["backend_cpu_ms_per_action"] = (round(result["backend_cpu_ms_per_tx"] / ACTIONS_PER_RUN[name], 4)
-                                                       if result["backend_cpu_ms_per_tx"] else None)
+                                                       if result["backend_cpu_ms_per_tx"] is not None else None)
                 result["wal_bytes_per_action"] = (round(result["wal_bytes_per_tx"] / ACTIONS_PER_RUN[name])
                                                   if result["wal_bytes_per_tx"] is not None else None)
                 result["writers_cpu_ms_per_action"] = (round(result["writers_cpu_ms_per_tx"] / ACTIONS_PER_RUN[name], 4)
@@ -328,6 +328,7 @@ def postgres_capacity(seeded: dict[str, Any], *, clients: list[int], seconds: fl
         server["version"] = cursor.fetchone()[0]
     best = max((r["turn"] for r in runs), key=lambda r: r["actions_per_s"])
     cpu = sorted(r["turn"]["backend_cpu_ms_per_action"] for r in runs if r["turn"]["backend_cpu_ms_per_action"])
+    # (a run too short for /proc's 10 ms ticks reads 0: left out of the median)
     return {"server": server, "runs": runs, "best_turn_actions_per_s": best["actions_per_s"],
             "best_turn_clients": best["clients"],
             "backend_cpu_ms_per_action_median": cpu[len(cpu) // 2] if cpu else None,
@@ -518,8 +519,7 @@ def redis_benchmark(port: int, payload: int, requests: int) -> dict[str, Any]:
         return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
 
     channel = "asgi-db5__group__table.1.seat.0"
-    subscriber = subprocess.Popen([shutil.which("redis-cli") or "redis-cli", "-p", str(port), "SUBSCRIBE", channel],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subscriber = _Subscriber(port, channel)
     out = {}
     try:
         deadline = time.monotonic() + 5
@@ -536,11 +536,47 @@ def redis_benchmark(port: int, payload: int, requests: int) -> dict[str, Any]:
                          "redis_cpu_us_each": round(1e6 * cpu / requests, 3),
                          "load_before": before, "load_after": load()}
         out["publish"]["subscribers"] = client.pubsub_numsub(channel)[0][1]
+        out["publish"]["subscriber_bytes"] = subscriber.received
     finally:
-        subscriber.terminate()
-        subscriber.wait(timeout=10)
+        subscriber.close()
         client.close()
     return out
+
+
+class _Subscriber:
+    """A subscriber that reads and drops whatever Redis pushes, in a thread: it keeps up with
+    redis-benchmark (redis-cli, which prints each message, fell behind and Redis dropped it)."""
+
+    def __init__(self, port: int, channel: str) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        name = channel.encode()
+        self.sock.sendall(b"*2\r\n$9\r\nSUBSCRIBE\r\n$%d\r\n%s\r\n" % (len(name), name))
+        self.received = 0
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = self.sock.recv(1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.received += len(chunk)
+
+    def close(self) -> None:
+        import socket
+
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        self.thread.join(timeout=5)
 
 
 def redis_capacity(captured: dict[str, Any], *, port: int, tables: int, seconds: float, concurrency: int,
@@ -573,7 +609,7 @@ def redis_capacity(captured: dict[str, Any], *, port: int, tables: int, seconds:
 
 
 def measure(*, games: int, clients: list[int], seconds: float, redis_port: int, redis_tables: int,
-            redis_seconds: float, redis_concurrency: int = 32, benchmark_requests: int = 200_000) -> dict[str, Any]:
+            redis_seconds: float, redis_concurrency: int = 32, benchmark_requests: int = 500_000) -> dict[str, Any]:
     started = load()
     seeded = seed(games)
     captured = seeded.pop("captured")

@@ -35,7 +35,7 @@ def test_a_tiny_run_has_the_plans_figures(tmp_path: Path):
     from games.benchmarks.stack import free_port
 
     out = io.StringIO()
-    call_command("bench_capacity", games=40, clients="1,2", seconds=1, redis_port=free_port(), redis_tables=5,
+    call_command("bench_capacity", games=40, clients="1,2", seconds=2, redis_port=free_port(), redis_tables=5,
                  redis_seconds=1, redis_concurrency=4, benchmark_requests=2000, json=True, stdout=out)
     report = json.loads(out.getvalue())
     print(json.dumps({"postgres": report["postgres"]["best_turn_actions_per_s"],
@@ -52,10 +52,10 @@ def test_a_tiny_run_has_the_plans_figures(tmp_path: Path):
             figures = run[name]
             assert figures["failed"] == 0 and figures["actions_per_s"] > 0
             assert 0 < figures["ratio_to_select1"] < 1  # an action costs more than SELECT 1
-            assert 0 < figures["backend_cpu_ms_per_action"] < 50
+            assert 0 <= figures["backend_cpu_ms_per_action"] < 50  # 0: under one /proc tick in a short run
             assert figures["wal_bytes_per_action"] > 200  # a new game row and a move row at least
             assert figures["load_before"]["loadavg"] and figures["load_after"]["loadavg"]
-    assert "fresh" in pg["runs"][-1] and pg["actions_per_s_per_core"] > 0
+    assert "fresh" in pg["runs"][-1] and 0 < pg["backend_cpu_ms_per_action_median"] < 50
     assert pg["wal_per_write"]["wal_bytes"] > 0 and pg["server"]["synchronous_commit"]
     redis = report["redis"]
     assert redis["frames_per_action"] == 2 and redis["commands_per_action"]["PUBLISH"] == 2
@@ -67,3 +67,4 @@ def test_a_tiny_run_has_the_plans_figures(tmp_path: Path):
     assert redis["actions_per_s_per_core"] > 0
     publish = redis["redis_benchmark"]["publish"]
     assert publish["requests_per_s"] > 0 and publish["subscribers"] == 1 and publish["redis_cpu_us_each"] > 0
+    assert publish["subscriber_bytes"] >= 2000 * max(redis["frame_bytes"])  # every publish reached it
