@@ -31,7 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--redis-tables", type=int, default=500)
         parser.add_argument("--redis-seconds", type=float, default=10.0, help="length of each Redis window")
         parser.add_argument("--redis-concurrency", type=int, default=32)
-        parser.add_argument("--benchmark-requests", type=int, default=500_000,
+        parser.add_argument("--benchmark-requests", type=int, default=300_000,
                             help="requests of each redis-benchmark run (0: skip it)")
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--write-scripts", metavar="DIR", help="only write the pgbench scripts to DIR")
