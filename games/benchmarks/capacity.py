@@ -35,7 +35,6 @@ from typing import Any
 from games.benchmarks.machine import machine as machine_facts
 from games.benchmarks.stack import cpu_seconds, start_redis
 
-SCRIPTS = ("select1", "turn", "fresh")
 ACTIONS_PER_RUN = {"select1": 0, "turn": 2, "fresh": 1}  # actions one pass of each script is
 DRAW = '{"type": "draw"}'
 DISCARD = '{"type": "discard", "card": "7H"}'
@@ -48,7 +47,8 @@ def load() -> dict[str, Any]:
 
 def machine_busy() -> tuple[float, float]:
     """(busy, total) jiffies of all cores so far, from /proc/stat."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    # user nice system idle iowait irq softirq steal (guest time is already inside user)
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
     idle = fields[3] + fields[4]
     return sum(fields) - idle, sum(fields)
 
@@ -61,8 +61,7 @@ def _named(sql: str, names: list[str]) -> str:
     parts = sql.split("%s")
     if len(parts) != len(names) + 1:
         raise ValueError(f"{len(parts) - 1} placeholders, {len(names)} names")
-    return "".join(p + (f":{n}" if i < len(names) else "") for i, (p, n) in enumerate(zip(parts, [*names, ""],
-                                                                                           strict=True)))
+    return parts[0] + "".join(f":{name}{part}" for name, part in zip(names, parts[1:], strict=True))
 
 
 def pgbench_scripts() -> dict[str, str]:
