@@ -277,4 +277,5 @@ def table_tournament(table_id: int) -> dict[str, Any] | None:
     if pairing is None:
         return None
     t = pairing.round.tournament
-    return {"id": t.pk, "name": t.name, "round": pairing.round.number, "url": f"/tornei/{t.pk}/"}
+    return {"id": t.pk, "name": t.name, "round": pairing.round.number, "url": f"/tornei/{t.pk}/",
+            "duplicate": t.duplicate}

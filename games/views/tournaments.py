@@ -57,6 +57,12 @@ def _labels() -> dict:
         "called": _("Il tuo tavolo è pronto: il turno comincia ora."),
         "computerRounds": _("al suo posto il computer, turno {n}"),
         "computerFor": _("per {names} ha giocato il computer"),
+        # A duplicate event's words (games/engine/duplicate.py)
+        "heldDone": _("finito: il risultato esce a fine turno"), "heldPlaying": _("in corso, senza spettatori"),
+        "duplicateBye": _("riposa (un risultato medio a ogni smazzata)"), "rests": _("riposa"),
+        "noDeals": _("Nessun turno ancora concluso."), "dealsOf": _("Smazzate del turno {n}"),
+        "dealHead": [_("Smazzata"), _("Tavolo"), _("Linea 1-3"), _("Punti"), _("Punteggio"), _("Linea 2-4"),
+                     _("Punteggio")],
     }
 
 
