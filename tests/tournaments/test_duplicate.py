@@ -302,3 +302,34 @@ def test_a_scheduled_duplicate_for_pairs_with_victory_points(monkeypatch):
     assert t.status == Tournament.Status.FINISHED
     assert check_same_deals(t) == 4
     check_standings(t)
+
+
+def test_the_organizers_form_makes_a_duplicate_event_and_refuses_in_italian_and_english():
+    organizer = make_user("organizzatrice")
+    organizer.is_staff = True
+    organizer.save(update_fields=["is_staff"])
+    web = Client()
+    form = {"name": "Duplicato del lunedì", "description": "", "kind": "sitgo", "players": "2", "capacity": "8",
+            "rounds": "", "preset": "mano_unica", "target": "none", "starts_at": "", "duplicate_deals": "3",
+            "duplicate_scoring": "vp", "draw_seconds": "30", "play_seconds": "60"}
+    web.force_login(make_user("curioso"))
+    assert web.get("/tornei/nuovo/").status_code == 403
+    assert web.post("/tornei/nuovo/", form).status_code == 403 and Tournament.objects.count() == 0
+    web.force_login(organizer)
+    page = web.get("/tornei/nuovo/").content.decode()
+    assert "Torneo duplicato" in page and "Punti vittoria" in page
+    bad = web.post("/tornei/nuovo/", form | {"target": "505"})
+    assert bad.status_code == 400 and "niente punteggio da raggiungere" in bad.content.decode()
+    organizer.language = "en"  # a signed-in player's own choice of language
+    organizer.save(update_fields=["language"])
+    english = web.post("/tornei/nuovo/", form | {"target": "505"})
+    assert english.status_code == 400 and "no target score" in english.content.decode()
+    organizer.language = "it"
+    organizer.save(update_fields=["language"])
+    assert Tournament.objects.count() == 0
+    done = web.post("/tornei/nuovo/", form)
+    t = Tournament.objects.get()
+    assert done.status_code == 302 and done["Location"] == f"/tornei/{t.pk}/"
+    assert (t.duplicate_deals, t.duplicate_scoring, t.options["hands"], t.created_by_id) == (3, "vp", 3, organizer.pk)
+    shown = web.get(f"/tornei/{t.pk}/").content.decode()
+    assert 'id="tournament-duplicate"' in shown and "3 smazzate a turno" in shown
