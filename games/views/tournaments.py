@@ -63,8 +63,9 @@ def _labels() -> dict:
         "heldDone": _("finito: il risultato esce a fine turno"), "heldPlaying": _("in corso, senza spettatori"),
         "duplicateBye": _("riposa (un risultato medio a ogni smazzata)"), "rests": _("riposa"),
         "noDeals": _("Nessun turno ancora concluso."), "dealsOf": _("Smazzate del turno {n}"),
-        "dealHead": [_("Smazzata"), _("Tavolo"), _("Linea 1-3"), _("Punti"), _("Punteggio"), _("Linea 2-4"),
-                     _("Punteggio")],
+        "dealN": _("Smazzata {n}"), "table": [_("Tavolo"), _("Tav.")], "points": _("Punti"),
+        "lines": [_("Linea 1-3"), _("Linea 2-4")], "seats": [_("Posto 1"), _("Posto 2")],
+        "score": {"mp": [_("punti partita in percentuale"), "%"], "vp": [_("punti vittoria"), _("PV")]},
     }
 
 

@@ -27,7 +27,7 @@ function standingsRow(s) {
   if (duplicate) {
     tr.append(el("td", "num", String(s.rank)), name, el("td", "num", s.total));
     if (scoring === "mp") tr.append(el("td", "num", s.average ?? "–"));
-    tr.append(el("td", "num", String(s.deals)), el("td", "num col-rating", String(s.rating)),
+    tr.append(el("td", "num col-deals", String(s.deals)), el("td", "num col-rating", String(s.rating)),
       el("td", "num", String(s.played)));
     return tr;
   }
@@ -73,24 +73,50 @@ function roundSection(r) {
   return section;
 }
 
-function dealRound(r) {
+function abbr([title, text]) {
+  const node = el("abbr", "", text);
+  node.title = title;
+  return node;
+}
+
+function headCell(className, content) {
+  const th = el("th", className);
+  th.append(content);
+  return th;
+}
+
+function dealRound(r, pairs) {
   const section = el("section", "deal-round");
   section.dataset.round = r.number;
   const table = el("table", "data compact deal-table");
   const head = el("tr");
-  L.dealHead.forEach((text, i) => head.append(el("th", [2, 5].includes(i) ? "" : "num", text)));
+  const names = pairs ? L.lines : L.seats;
+  const score = () => abbr(L.score[scoring] || L.score.mp);
+  head.append(headCell("num", abbr(L.table)), headCell("", names[0]), headCell("num", L.points),
+    headCell("num", score()), headCell("", names[1]), headCell("num", score()));
   const thead = el("thead");
   thead.append(head);
-  const body = el("tbody");
-  for (const d of r.rows) {
-    const points = d.points_a !== null ? `${d.points_a} – ${d.points_b}` : d.forfeit ? fmt(L.forfeit, { n: d.forfeit }) : L.rests;
+  table.append(thead);
+  let body = null;
+  for (const d of r.rows) { // sorted by deal, then table
+    if (!body || body.dataset.deal !== String(d.deal)) {
+      body = el("tbody");
+      body.dataset.deal = d.deal;
+      const th = el("th", "", fmt(L.dealN, { n: d.deal }));
+      th.colSpan = 6;
+      th.scope = "rowgroup";
+      const tr = el("tr", "deal-head");
+      tr.append(th);
+      body.append(tr);
+      table.append(body);
+    }
+    const points = d.points_a !== null ? `${d.points_a}–${d.points_b}` : d.forfeit ? fmt(L.forfeit, { n: d.forfeit }) : L.rests;
     const tr = el("tr");
-    tr.append(el("td", "num", String(d.deal)), el("td", "num", d.table === null ? "–" : String(d.table)),
-      el("td", "", d.a), el("td", "num", points), el("td", "num", d.score_a), el("td", "", d.b ?? "–"),
+    tr.append(el("td", "num", d.table === null ? "–" : String(d.table)), el("td", "", d.a),
+      el("td", "num nowrap", points), el("td", "num", d.score_a), el("td", "", d.b ?? "–"),
       el("td", "num", d.score_b ?? "–"));
     body.append(tr);
   }
-  table.append(thead, body);
   const scroll = el("div", "table-scroll");
   scroll.tabIndex = 0;
   scroll.setAttribute("role", "region");
@@ -106,7 +132,9 @@ function show(frame) {
   scoring = frame.scoring || "";
   const deals = document.getElementById("deal-results");
   if (deals && frame.deals) {
-    deals.replaceChildren(...(frame.deals.length ? frame.deals.map(dealRound) : [el("p", "muted", L.noDeals)]));
+    const none = el("p", "muted", L.noDeals);
+    none.id = "no-deals";
+    deals.replaceChildren(...(frame.deals.length ? frame.deals.map((r) => dealRound(r, frame.pairs)) : [none]));
   }
   root.dataset.status = frame.status;
   setText(document.getElementById("tournament-status"), L.status[frame.status] || frame.status);
