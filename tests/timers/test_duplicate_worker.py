@@ -18,18 +18,10 @@ from games.services import tournaments
 from tests.games.helpers import make_user
 from tests.tournaments.test_duplicate import check_same_deals, check_standings
 
-from .conftest import quiet, wait_for
+from .conftest import wait_for
+from .test_tournament_worker import FAST, _quiet_after  # noqa: F401 - the same options, and its autouse fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-FAST = {"preset": "mano_unica", "target": None, "draw_seconds": 8, "play_seconds": 8, "grace_seconds": 1}
-
-
-@pytest.fixture(autouse=True)
-def _quiet_after(timers, celery_worker, transactional_db):
-    yield
-    assert celery_worker.poll() is None, "the module's worker died"
-    quiet(timers)
 
 
 # 24 hands played out by one worker: 393 s with the machine's load at 9 (two cores shared by
