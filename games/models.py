@@ -455,7 +455,7 @@ class TournamentRound(models.Model):
     # A duplicate round's deals: one secret seed per deal (64 hex digits, from `secrets`, drawn
     # when the round starts) and the seat that plays first in deal 1 (later deals rotate), the
     # same at every table. Secret until the round ends (`finished_at`): never sent, never shown
-    # before (games/selectors/duplicate.py, docs/fairness.md).
+    # before (`TournamentPairing.held_tables`, docs/fairness.md).
     seeds = models.JSONField(default=list, blank=True, db_default=[])
     first_player = models.PositiveSmallIntegerField(null=True, blank=True)
 

@@ -30,7 +30,8 @@ round; every table deals from them (games/services/table/fairness.py `planned`),
 gets the same cards at the same seats, and no client seed is mixed in. A table's points per deal
 are stored with its result; the scores against the other tables, the standings and the next
 round's pairing order are computed from them once the round has ended. Until then nothing of a
-duplicate table's play leaves the server for anyone but its own seats (games/selectors/duplicate.py).
+duplicate table's play leaves the server for anyone but its own seats (`TournamentPairing.held_tables`,
+docs/fairness.md "Duplicate tournaments").
 
 Tournament tables are `rated` and public, so their matches change ratings exactly like the
 queue's and the lobby's public games (games/services/history/ratings.py decides, with its usual rules).

@@ -23,7 +23,7 @@ from games.engine.duplicate import DealResult, deal_scores
 from games.live import sockets
 from games.models import Game, Hand, Table, Tournament, TournamentPairing, TournamentRound
 from games.selectors import tournaments as selectors
-from games.selectors.fairness import game_fairness
+from games.selectors.fairness import check_pasted, game_fairness
 from games.selectors.lobby import open_tables
 from games.services import tournaments
 from games.services.errors import ServiceError
@@ -246,6 +246,7 @@ def test_a_duplicate_sit_and_go_of_eight_keeps_its_deals_secret_until_each_round
         assert sockets.open_socket(p.table_id, outsider, None, "s1", 5)["refused"] == "forbidden"
     assert sockets.open_socket(first[1].table_id, rival, None, "s2", 5)["refused"] is None  # a player's own seat
     assert not {p.table_id for p in first} & {x.pk for x in open_tables()}
+    assert f"/storico/partita/{done.pk}/" not in web.get("/storico/").content.decode()  # not listed yet
     frame = selectors.tournament_frame(t)
     assert all(row["score_a"] is None and row["held"] for row in frame["rounds_played"][0]["tables"])
     assert frame["deals"] == [] and all(r["total"] == "0" for r in frame["standings"])
@@ -267,6 +268,12 @@ def test_a_duplicate_sit_and_go_of_eight_keeps_its_deals_secret_until_each_round
             assert Hand.objects.get(game=done, number=1).seed in replay.content.decode()
             assert [h.code for h in game_fairness(done)] == ["ok", "ok"]
             call_command("verify_deal", str(done.pk))  # raises on a failed check
+            # Anyone's own check from the published seed alone (no client seeds) deals these cards.
+            hand = Hand.objects.get(game=done, number=2)
+            pasted = check_pasted(hand.seed, "", hand.deal["commitment"]["hash"], 2, "mano_unica")
+            assert pasted.code == "ok" and pasted.deal["hands"] == hand.deal["hands"]
+            assert pasted.deal["stock"] == hand.deal["stock"]
+            assert f"/storico/partita/{done.pk}/" in web.get("/storico/").content.decode()
             assert web.get(f"/tavolo/{first[1].table_id}/").status_code == 200
     assert check_same_deals(t) == 12
     check_standings(t)
