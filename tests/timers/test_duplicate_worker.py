@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 # 24 hands played out by one worker: 393 s with the machine's load at 9 (two cores shared by
-# five test runs), about a minute on a quiet one; longer than the suite's 300 s per test.
+# five test runs), 76 s at load 6; longer than the suite's 300 s per test under load.
 @pytest.mark.timeout(900)
 def test_a_duplicate_sit_and_go_of_eight_played_by_the_computer(timers, celery_worker):
     started = time.monotonic()
