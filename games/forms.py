@@ -144,3 +144,46 @@ def preset_defaults() -> dict[str, dict[str, Any]]:
             "two_players_only": name in TWO_PLAYER_PRESETS,
         }
     return out
+
+
+class TournamentForm(forms.Form):
+    """A new tournament, for the organizers (staff). The service checks every combination and
+    refuses with its own message (shown on the form); the form only reads the fields."""
+
+    name = forms.CharField(label=_("Nome del torneo"), max_length=80)
+    description = forms.CharField(label=_("Descrizione"), required=False, max_length=2000,
+                                  widget=forms.Textarea(attrs={"rows": 3}))
+    kind = forms.ChoiceField(label=_("Tipo"), choices=[("sitgo", _("Sit and go: parte appena è pieno")),
+                                                        ("scheduled", _("Programmato: parte all'ora indicata"))])
+    players = forms.TypedChoiceField(label=_("Giocatori per tavolo"), coerce=int, initial=2,
+                                     choices=[(2, _("2: uno contro uno")), (4, _("4: a coppie"))])
+    capacity = forms.IntegerField(label=_("Posti (persone, o coppie a quattro)"), min_value=2, max_value=64,
+                                  initial=8, help_text=_("Un sit and go ha 4, 8 o 16 posti."))
+    rounds = forms.IntegerField(label=_("Turni"), required=False, min_value=1, max_value=15,
+                                help_text=_("Vuoto: quanti ne servono per avere un vincitore."))
+    preset = forms.ChoiceField(label=_("Variante"), choices=PRESET_CHOICES, initial="mano_unica")
+    target = forms.ChoiceField(label=_("Ogni turno"), initial="none",
+                               choices=[("none", _("Una mano sola")), ("505", _("Una partita a 505"))])
+    starts_at = forms.DateTimeField(label=_("Inizio (solo per un torneo programmato)"), required=False,
+                                    widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    duplicate_deals = forms.TypedChoiceField(
+        label=_("Torneo duplicato"), coerce=int, initial=0,
+        choices=[(0, _("No: ogni tavolo ha le sue carte")), (1, _("Sì, 1 smazzata a turno")),
+                 (2, _("Sì, 2 smazzate a turno")), (3, _("Sì, 3 smazzate a turno")), (4, _("Sì, 4 smazzate a turno"))],
+        help_text=_("Tutti i tavoli di un turno giocano le stesse smazzate dagli stessi posti."))
+    duplicate_scoring = forms.ChoiceField(
+        label=_("Conteggio del duplicato"), initial="mp",
+        choices=[("mp", _("Punti partita in percentuale")), ("vp", _("Punti vittoria (da 0 a 20)"))])
+    draw_seconds = forms.IntegerField(label=_("Secondi per pescare"), min_value=TIMER_MIN, max_value=TIMER_MAX,
+                                      initial=30)
+    play_seconds = forms.IntegerField(label=_("Secondi per il resto del turno"), min_value=TIMER_MIN,
+                                      max_value=TIMER_MAX, initial=60)
+
+    def service_kwargs(self) -> dict[str, Any]:
+        """The cleaned fields as `tournaments.create_tournament` takes them."""
+        d = self.cleaned_data
+        return {"name": d["name"], "description": d["description"], "kind": d["kind"], "players": d["players"],
+                "capacity": d["capacity"], "rounds": d["rounds"], "preset": d["preset"],
+                "target": None if d["target"] == "none" else int(d["target"]), "starts_at": d["starts_at"],
+                "duplicate_deals": d["duplicate_deals"], "duplicate_scoring": d["duplicate_scoring"],
+                "draw_seconds": d["draw_seconds"], "play_seconds": d["play_seconds"]}

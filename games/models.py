@@ -402,6 +402,11 @@ class Tournament(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     note = models.CharField(max_length=200, blank=True, default="")  # why it ended early, if it did
+    # Duplicate Burraco (games/engine/duplicate.py): every table of a round plays the same
+    # `duplicate_deals` deals (single hands) from the same seats; 0 = an ordinary Swiss event.
+    duplicate_deals = models.PositiveSmallIntegerField(default=0, db_default=0)
+    # How a duplicate deal is scored: "mp" match points (a percentage), "vp" victory points.
+    duplicate_scoring = models.CharField(max_length=2, blank=True, default="", db_default="")
 
     class Meta:
         indexes = [models.Index(fields=["status", "starts_at"], name="tournament_status_idx")]
@@ -412,6 +417,10 @@ class Tournament(models.Model):
     @property
     def pairs(self) -> bool:
         return self.players == 4
+
+    @property
+    def duplicate(self) -> bool:
+        return self.duplicate_deals > 0
 
 
 class TournamentEntry(models.Model):
@@ -443,6 +452,12 @@ class TournamentRound(models.Model):
     number = models.PositiveSmallIntegerField()
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A duplicate round's deals: one secret seed per deal (64 hex digits, from `secrets`, drawn
+    # when the round starts) and the seat that plays first in deal 1 (later deals rotate), the
+    # same at every table. Secret until the round ends (`finished_at`): never sent, never shown
+    # before (`TournamentPairing.held_tables`, docs/fairness.md).
+    seeds = models.JSONField(default=list, blank=True, db_default=[])
+    first_player = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="tournament_round_once")]
@@ -467,12 +482,23 @@ class TournamentPairing(models.Model):
     points_b = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit = models.ForeignKey(TournamentEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A duplicate table's points per deal, in deal order: [[side A, side B], ...] (its hands'
+    # totals), written with the result; the scores against the other tables are computed on read.
+    deals = models.JSONField(default=list, blank=True, db_default=[])
 
     class Meta:
         ordering = ["pk"]
 
     def __str__(self) -> str:
         return f"{self.entry_a_id} - {self.entry_b_id} ({self.round_id})"
+
+    @staticmethod
+    def held_tables(table_ids) -> set[int]:
+        """Of `table_ids`, the tables of a duplicate round still in play: their cards, seeds and
+        hands are shown to nobody (spectators, replays, verification) until the round ends."""
+        return set(TournamentPairing.objects.filter(
+            table_id__in=list(table_ids), round__finished_at__isnull=True,
+            round__tournament__duplicate_deals__gt=0).values_list("table_id", flat=True))
 
 
 class Follow(models.Model):

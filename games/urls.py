@@ -50,6 +50,7 @@ urlpatterns = [
     path("verifica/", verify_views.verify, name="verify"),
     path("classifiche/", leaderboards_views.leaderboards, name="leaderboards"),
     path("tornei/", tournament_views.tournament_list, name="tournaments"),
+    path("tornei/nuovo/", tournament_views.tournament_new, name="tournament_new"),
     path("tornei/<int:tournament_id>/", tournament_views.tournament_detail, name="tournament_detail"),
     path("tornei/<int:tournament_id>/iscriviti/", tournament_views.tournament_register, name="tournament_register"),
     path("tornei/<int:tournament_id>/ritirati/", tournament_views.tournament_withdraw, name="tournament_withdraw"),

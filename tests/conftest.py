@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -170,9 +171,18 @@ def pytest_collection_modifyitems(config, items):
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A port free now: the kernel's choice, or one of TEST_PORT_RANGE ("8100-8199") when set, for
+    a machine where several runs share the ports and each is given its own range."""
+    low, _dash, high = os.environ.get("TEST_PORT_RANGE", "").partition("-")
+    candidates = random.sample(range(int(low), int(high) + 1), int(high) - int(low) + 1) if high else [0]
+    for candidate in candidates:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise RuntimeError(f"no free port in TEST_PORT_RANGE {low}-{high}")
 
 
 def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:

@@ -331,7 +331,9 @@ class Game:
         s = self.score()
         totals = (self.totals[0] + s[0]["total"], self.totals[1] + s[1]["total"])
         finished, winner = match_result(target, totals)
-        return Match(target, self.hand_number, totals, finished, winner)
+        if self.ruleset.hands is not None:  # a fixed number of hands (duplicate): the last one ends it
+            finished = self.hand_number + 1 >= self.ruleset.hands
+        return Match(target, self.hand_number, totals, finished, winner if finished else None)
 
     def next_hand(self, rng: random.Random | None = None, *, fair: FairSeed | None = None) -> Game:
         """Deal the next hand of the match: totals carried, first player rotated

@@ -18,6 +18,7 @@ TARGETS = (None, 505, 1005, 2005)
 # Burraco Reale (RULES §15): the variant of the preset of that name.
 REALE = "reale"
 PINELLA_POINTS = (20, 10)
+MAX_HANDS = 8  # the most hands a match of a fixed number of hands may have
 
 # One entry per option: its values and a short Italian label for forms and rules pages.
 OPTIONS: tuple[dict[str, Any], ...] = (
@@ -67,6 +68,9 @@ class Ruleset:
     burraco_sets: bool = True
     pozzetto_must_be_played: bool = False
     pinella_points: int = 20
+    # A fixed number of hands instead of a target (duplicate tournaments: every table of a round
+    # plays the same `hands` deals, games/engine/duplicate.py); None: the target decides.
+    hands: int | None = None
     draw_seconds: int = 30
     play_seconds: int = 60
     grace_seconds: int = 45
@@ -80,6 +84,8 @@ class Ruleset:
             and all(isinstance(getattr(self, name), int) and getattr(self, name) > 0
                     for name in _TIMERS)
             and self.pinella_points in PINELLA_POINTS
+            and (self.hands is None or (self.target is None and isinstance(self.hands, int)
+                                        and not isinstance(self.hands, bool) and 1 <= self.hands <= MAX_HANDS))
         )
         if self.preset_name == REALE:
             # Sequences only and four bonuses of their own (RULES §15): no semipulito, no sets.
@@ -177,11 +183,13 @@ class Ruleset:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready options; ``preset`` names the preset they started from. ``pinella_points``
-        is left out where it cannot change (outside Burraco Reale), so the other presets' saved
-        options read as before.
+        is left out where it cannot change (outside Burraco Reale), and ``hands`` where it is not
+        set, so the saved options of earlier tables read as before.
 
         >>> "pinella_points" in Ruleset().to_dict(), Ruleset.preset("reale").to_dict()["pinella_points"]
         (False, 20)
+        >>> "hands" in Ruleset().to_dict(), Ruleset.preset("classico", target=None, hands=3).to_dict()["hands"]
+        (False, 3)
         """
         cached = _AS_DICT.get(self)
         if cached is None:  # views carry the options every time: build them once per ruleset
@@ -189,6 +197,8 @@ class Ruleset:
             cached["preset"] = cached.pop("preset_name")
             if self.preset_name != REALE:
                 del cached["pinella_points"]
+            if self.hands is None:
+                del cached["hands"]
             _AS_DICT[self] = cached
         return dict(cached)
 

@@ -38,8 +38,9 @@ Pairing(tables=((1, 2), (4, 3)), bye=None)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # (largest point difference of the band, the winner's match points); the loser has 20 minus that.
 SCALE: tuple[tuple[int, int], ...] = (
@@ -171,23 +172,30 @@ def met(results: Iterable[Result]) -> set[frozenset[int]]:
     return {frozenset((r.a, r.b)) for r in results if r.b is not None}
 
 
-def pairing_order(entrants: Iterable[Entrant], results: Iterable[Result]) -> list[Entrant]:
-    """The order entrants are paired in: match points, then rating, then id (a standing, with
-    the rating rather than the tie-breaks: early rounds are decided by strength, not by luck).
+def pairing_order(entrants: Iterable[Entrant], results: Iterable[Result],
+                  points: Mapping[int, Any] | None = None) -> list[Entrant]:
+    """The order entrants are paired in: match points (or `points`, a total per entrant of the
+    caller's: a duplicate event's, games/engine/duplicate.py), then rating, then id (a standing,
+    with the rating rather than the tie-breaks: early rounds are decided by strength, not luck).
 
     >>> [e.id for e in pairing_order([Entrant(1, 1400), Entrant(2, 1700)], [])]
     [2, 1]
+    >>> [e.id for e in pairing_order([Entrant(1, 1400), Entrant(2, 1700)], [], points={1: 75.5, 2: 24.5})]
+    [1, 2]
     """
-    points: dict[int, int] = {}
-    for result in results:
-        for entrant, value in result_points(result).items():
-            points[entrant] = points.get(entrant, 0) + value
+    if points is None:
+        points = {}
+        for result in results:
+            for entrant, value in result_points(result).items():
+                points[entrant] = points.get(entrant, 0) + value
     return sorted(entrants, key=lambda e: (-points.get(e.id, 0), -e.rating, e.id))
 
 
-def pair_round(entrants: Sequence[Entrant], results: Iterable[Result]) -> Pairing:
+def pair_round(entrants: Sequence[Entrant], results: Iterable[Result],
+               points: Mapping[int, Any] | None = None) -> Pairing:
     """The next round for the entrants still playing (`entrants`; withdrawn ones left out by the
-    caller), given every earlier result (withdrawn entrants' included).
+    caller), given every earlier result (withdrawn entrants' included); `points` as in
+    `pairing_order`.
 
     Raises `NoPairing` when no pairing avoids a repeat (or a second bye).
 
@@ -199,7 +207,7 @@ def pair_round(entrants: Sequence[Entrant], results: Iterable[Result]) -> Pairin
     games.engine.swiss.NoPairing: no pairing without a repeat
     """
     results = list(results)
-    order = [e.id for e in pairing_order(entrants, results)]
+    order = [e.id for e in pairing_order(entrants, results, points)]
     if len(set(order)) != len(order):
         raise ValueError("an entrant is listed twice")
     seen = met(results)

@@ -13,7 +13,7 @@ from django.db import connection
 
 from burraco_site import dbasync
 from burraco_site.dbthreads import run_db
-from games.models import Game, Seat, Table
+from games.models import Game, Seat, Table, TournamentPairing
 
 from . import frames, presence
 
@@ -86,6 +86,8 @@ def open_socket(table_id: int, user, session, socket_id: str, max_sockets: int) 
     position = next((p for p, u, _b, _c in sorted(seats) if u == user.pk), None)
     if private and not (creator_id == user.pk or position is not None or table_id in invited_table_ids(session)):
         return out | {"refused": "forbidden"}
+    if position is None and status != Table.Status.WAITING and TournamentPairing.held_tables([table_id]):
+        return out | {"refused": "forbidden"}  # a duplicate round's table: no spectators until the round ends
     if presence.sockets_of(table_id, user.pk) >= max_sockets:
         return out | {"refused": "too_many"}
     sockets = presence.connected(table_id, position, user.pk, socket_id)

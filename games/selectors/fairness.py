@@ -2,7 +2,10 @@
 its seed and the check of its recorded deal against the seed (`engine.check_deal`).
 
 The one rule of this module: a hand's seed is read only when the hand is over (`Hand.finished_at`
-set, or the match finished). While it is played, the pages show its hash and nothing else.
+set, or the match finished). While it is played, the pages show its hash and nothing else. A
+duplicate tournament's hand is over for this purpose only when its round is: every table of the
+round deals from the same seeds, and a table that has finished a deal must not show its seed to
+the ones still playing it (`HELD`).
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from django.utils.translation import gettext as _
 
 from games.engine import CHECK_MESSAGES, DealCheck, FairSeed, IllegalMove, Mismatch, Ruleset, cards_text, check_deal
 from games.engine.deal import lay_out
-from games.models import Game, Hand
+from games.models import Game, Hand, TournamentPairing
 
 IN_PLAY = "in_play"
+HELD = "held"  # a duplicate round's hand: its seed waits for the round's end
 MISMATCHES_SHOWN = 5  # the first cards that differ, on the page and in the command's output
 
 
@@ -42,7 +46,7 @@ class HandFairness:
     @property
     def failed(self) -> bool:
         """A check that found something wrong (an old hand or one in play has not failed)."""
-        return self.code not in ("ok", "no_commitment", IN_PLAY)
+        return self.code not in ("ok", "no_commitment", IN_PLAY, HELD)
 
     @property
     def message(self) -> str:
@@ -57,6 +61,9 @@ def verdict_text(code: str) -> str:
     """The sentence for a check's code, in the active language."""
     if code == IN_PLAY:
         return _("Mano in corso: il seme sarà pubblicato quando la mano finisce")
+    if code == HELD:
+        return _("Torneo duplicato: il seme sarà pubblicato quando tutti i tavoli del turno avranno giocato "
+                 "questa smazzata")
     return _(CHECK_MESSAGES[code])
 
 
@@ -83,11 +90,12 @@ def _commitment(hand: Hand) -> dict[str, Any]:
     return recorded if isinstance(recorded, dict) else {}
 
 
-def hand_fairness(hand: Hand, game: Game, announced_before: str | None = None) -> HandFairness:
+def hand_fairness(hand: Hand, game: Game, announced_before: str | None = None, *, held: bool = False) -> HandFairness:
     """The commitment of one hand and, once it is over, the check of its deal (and of its hash
-    against `announced_before`, the next hand's hash that the hand before announced)."""
+    against `announced_before`, the next hand's hash that the hand before announced). `held`: the
+    hand belongs to a duplicate round still in play, so its seed stays secret even when over."""
     commitment = _commitment(hand)
-    over = _is_over(hand, game)
+    over = _is_over(hand, game) and not held
     found = HandFairness(hand.number, over, commitment.get("hash"), list(commitment.get("client_seeds", [])),
                          None, "no_commitment", announced_before=announced_before,
                          next_hash=commitment.get("next_hash"))
@@ -97,7 +105,7 @@ def hand_fairness(hand: Hand, game: Game, announced_before: str | None = None) -
         found.code = "chain_mismatch"  # hashes only: seen even while the hand is played
         return found
     if not over:
-        found.code = IN_PLAY
+        found.code = HELD if held and _is_over(hand, game) else IN_PLAY
         return found
     found.seed = hand.seed
     verdict = check_deal(hand.deal, hand.seed, announced_before=announced_before)
@@ -113,9 +121,10 @@ def game_fairness(game: Game, number: int | None = None) -> list[HandFairness]:
         hands = hands.filter(number__in=(number - 1, number))
     found = []
     announced = None
+    held = bool(TournamentPairing.held_tables([game.table_id]))
     for hand in hands:
         if number is None or hand.number == number:
-            found.append(hand_fairness(hand, game, announced))
+            found.append(hand_fairness(hand, game, announced, held=held))
         announced = _commitment(hand).get("next_hash")
     return found
 

@@ -110,10 +110,18 @@ def find_player(username: str):
     )
 
 
+def _finished_games():
+    """Finished games that may be listed: not those of a duplicate tournament's round still in
+    play, whose results would tell its other tables about the cards (`TournamentPairing.held_tables`)."""
+    return Game.objects.filter(finished=True).exclude(
+        table__tournament_pairing__round__finished_at__isnull=True,
+        table__tournament_pairing__round__tournament__duplicate_deals__gt=0)
+
+
 def history_page(filters: HistoryFilters, page: int = 1, viewer=None, per_page: int = PER_PAGE) -> HistoryPage:
     """A page of finished games, newest first (no COUNT: a page knows only whether another follows)."""
     player = None
-    qs = Game.objects.filter(finished=True)
+    qs = _finished_games()
     if filters.player:
         player = find_player(filters.player)
         if player is None:
@@ -150,7 +158,7 @@ def history_page(filters: HistoryFilters, page: int = 1, viewer=None, per_page: 
 
 def player_recent_games(player, viewer=None, limit: int = 10) -> list[GameRow]:
     """The player's latest finished games, for the profile."""
-    qs = Game.objects.filter(finished=True, table_id__in=player_table_ids(player))
+    qs = _finished_games().filter(table_id__in=player_table_ids(player))
     if viewer is None or not viewer.is_authenticated or viewer.pk != player.pk:
         qs = qs.filter(table__private=False)
     games = list(

@@ -25,6 +25,8 @@ def open_tables(limit: int = LOBBY_LIMIT) -> list[Table]:
     )[:limit]
     playing = _with_seats(
         Table.objects.filter(status=Table.Status.PLAYING, private=False)
+        # A duplicate round's tables cannot be watched until the round ends: not listed.
+        .exclude(tournament_pairing__round__tournament__duplicate_deals__gt=0)
         .annotate(people=Count("seats", filter=Q(seats__user__isnull=False))).filter(people__gt=1)
         .order_by("-started_at")
     )[:limit]

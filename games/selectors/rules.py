@@ -92,8 +92,12 @@ def table_rules(options: dict[str, Any]) -> dict[str, Any]:
     except IllegalMove:
         ruleset = PRESETS["classico"]
     classico = PRESETS["classico"]
-    target = _("nessun punteggio da raggiungere: una mano sola") if ruleset.target is None \
-        else _("a %(n)s punti") % {"n": ruleset.target}
+    if ruleset.hands is not None:  # a duplicate tournament's table: the round's deals, one hand each
+        target = _("%(n)s mani, le stesse smazzate a ogni tavolo del turno (torneo duplicato)") % {"n": ruleset.hands}
+    elif ruleset.target is None:
+        target = _("nessun punteggio da raggiungere: una mano sola")
+    else:
+        target = _("a %(n)s punti") % {"n": ruleset.target}
     differences = []
     for option in OPTIONS:
         name = option["name"]

@@ -137,6 +137,11 @@ MESSAGES: dict[str, Any] = {
     "bad_capacity": _("Il numero di iscritti deve essere tra 2 e %(n)s."),
     "bad_rounds": _("Il numero di turni deve essere tra 1 e %(n)s."),
     "bad_target": _("Ogni turno si gioca su una mano sola oppure fino a 505 punti."),
+    "bad_deals": _("Un turno di torneo duplicato ha da 1 a %(n)s smazzate."),
+    "duplicate_single_hands": _("Nel torneo duplicato ogni smazzata è una mano sola: niente punteggio da raggiungere."),
+    "bad_scoring": _("Scegli come contare le smazzate: punti partita in percentuale o punti vittoria."),
+    "duplicate_held": _("Tavolo di un torneo duplicato: le sue carte restano coperte finché tutti i tavoli del "
+                        "turno non hanno giocato le stesse smazzate. Torna a fine turno."),
     "bad_start": _("Un torneo programmato ha bisogno di un orario di inizio nel futuro."),
     "bad_name": _("Il torneo ha bisogno di un nome (al massimo 80 caratteri)."),
     # ---- the practice table's tour

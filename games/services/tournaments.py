@@ -23,6 +23,16 @@ and nothing is lost with a process:
   so a worker killed at any point leaves either an unfinished table (the scheduler plays it on)
   or a stored result. Who abandons forfeits the table and is withdrawn from later rounds.
 
+Duplicate events (`duplicate_deals` > 0, games/engine/duplicate.py): each round is that many
+deals, single hands, played in turn at every table of the round. When the round is paired its
+seeds are drawn from `secrets` (one per deal) with the seat that plays first, and stored on the
+round; every table deals from them (games/services/table/fairness.py `planned`), so each table
+gets the same cards at the same seats, and no client seed is mixed in. A table's points per deal
+are stored with its result; the scores against the other tables, the standings and the next
+round's pairing order are computed from them once the round has ended. Until then nothing of a
+duplicate table's play leaves the server for anyone but its own seats (`TournamentPairing.held_tables`,
+docs/fairness.md "Duplicate tournaments").
+
 Tournament tables are `rated` and public, so their matches change ratings exactly like the
 queue's and the lobby's public games (games/services/history/ratings.py decides, with its usual rules).
 """
@@ -30,6 +40,7 @@ queue's and the lobby's public games (games/services/history/ratings.py decides,
 from __future__ import annotations
 
 import logging
+import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -40,13 +51,15 @@ from django.utils import timezone
 
 from games.live import clock, transport
 from games.selectors.matchmaking import matched_frame, rating_of, seat_names
-from games.selectors.tournaments import tournament_frame
+from games.selectors.tournaments import duplicate_standings, duplicate_totals, tournament_frame
 from games.services.errors import ServiceError
 from games.services.table.seating import batched_announcements, check_players, create_table, sit
 
-from ..engine import PRESETS, IllegalMove, Ruleset, swiss
+from ..engine import PRESETS, IllegalMove, Ruleset, duplicate, swiss
+from ..engine.deal import new_seed
 from ..models import (
     Game,
+    Hand,
     RatingMode,
     Table,
     Tournament,
@@ -75,11 +88,14 @@ def create_tournament(*, name: str, kind: str, players: int = 2, capacity: int =
                       target: int | None = None, rounds: int | None = None, starts_at: datetime | None = None,
                       description: str = "", created_by=None, draw_seconds: int | None = None,
                       play_seconds: int | None = None, grace_seconds: int | None = None,
+                      duplicate_deals: int = 0, duplicate_scoring: str = duplicate.MATCH_POINTS,
                       now: datetime | None = None) -> Tournament:
     """A tournament open for registration. A sit-and-go has 4, 8 or 16 places and, unless told,
     as many rounds as it takes to find a winner among that many (2, 3, 4); a scheduled one starts
     at `starts_at`. Every table plays `preset` with `players` at it (4: entrants are pairs),
-    a single hand each round (`target` None) or a match to 505."""
+    a single hand each round (`target` None) or a match to 505. `duplicate_deals` (1-4) makes it
+    a duplicate event: that many single hands a round, the same at every table, scored by
+    `duplicate_scoring` ("mp" match points or "vp" victory points)."""
     now = now or clock.now()
     if not isinstance(name, str) or not name.strip() or len(name) > 80:
         raise ServiceError("bad_name")
@@ -93,6 +109,12 @@ def create_tournament(*, name: str, kind: str, players: int = 2, capacity: int =
         raise ServiceError("bad_start")
     if target not in TARGETS:
         raise ServiceError("bad_target")
+    if duplicate_deals not in (0, *duplicate.DEALS) or isinstance(duplicate_deals, bool):
+        raise ServiceError("bad_deals", n=max(duplicate.DEALS))
+    if duplicate_deals and target is not None:
+        raise ServiceError("duplicate_single_hands")
+    if duplicate_deals and duplicate_scoring not in duplicate.SCORINGS:
+        raise ServiceError("bad_scoring")
     if preset not in PRESETS:
         raise ServiceError("bad_preset")
     if rounds is None:
@@ -103,6 +125,8 @@ def create_tournament(*, name: str, kind: str, players: int = 2, capacity: int =
     timers = {k: v for k, v in (("draw_seconds", draw_seconds), ("play_seconds", play_seconds),
                                 ("grace_seconds", grace_seconds)) if v is not None}
     try:
+        if duplicate_deals:
+            timers["hands"] = duplicate_deals
         ruleset = Ruleset.preset(preset, players=players, target=target, **timers)
     except IllegalMove:
         raise ServiceError("bad_preset") from None
@@ -111,6 +135,7 @@ def create_tournament(*, name: str, kind: str, players: int = 2, capacity: int =
         name=name.strip(), description=description, kind=kind, players=players, capacity=capacity,
         preset=preset, options=ruleset.to_dict(), rounds=rounds,
         starts_at=starts_at if kind == Tournament.Kind.SCHEDULED else None, created_by=created_by,
+        duplicate_deals=duplicate_deals, duplicate_scoring=duplicate_scoring if duplicate_deals else "",
     )
 
 
@@ -289,21 +314,26 @@ def _next_round(tournament: Tournament, now: datetime) -> bool:
     if tournament.current_round >= tournament.rounds:
         _finish(tournament, entries, results, now)
         return False
+    # A duplicate event pairs by its totals (the round just closed included).
+    points = duplicate_totals(tournament) if tournament.duplicate else None
     try:
-        pairing = swiss.pair_round(entrants_of(active), results)
+        pairing = swiss.pair_round(entrants_of(active), results, points)
     except swiss.NoPairing:
         _finish(tournament, entries, results, now, note="no_pairing")
         return False
     number = tournament.current_round + 1
-    round_row = TournamentRound.objects.create(tournament=tournament, number=number, started_at=now)
-    by_id = {e.pk: e for e in entries}
     ruleset = Ruleset.from_dict(tournament.options)
+    plan: dict[str, Any] = {}
+    if tournament.duplicate:
+        # The round's deals, secret until it ends: one seed per deal and deal 1's first player.
+        plan = {"seeds": [new_seed().hex() for _ in range(tournament.duplicate_deals)],
+                "first_player": secrets.randbelow(ruleset.players)}
+    round_row = TournamentRound.objects.create(tournament=tournament, number=number, started_at=now, **plan)
+    by_id = {e.pk: e for e in entries}
     calls: list[tuple[str, dict[str, Any]]] = []
     opened: list[int] = []
     for a_id, b_id in pairing.tables:
-        a, b = by_id[a_id], by_id[b_id]
-        table = _open_table(ruleset, a, b)
-        TournamentPairing.objects.create(round=round_row, entry_a=a, entry_b=b, table=table)
+        table = _open_table(ruleset, round_row, by_id[a_id], by_id[b_id])
         calls += _calls(table, tournament, number)
         opened.append(table.pk)
     if opened:
@@ -321,10 +351,13 @@ def _next_round(tournament: Tournament, now: datetime) -> bool:
     return True
 
 
-def _open_table(ruleset: Ruleset, a: TournamentEntry, b: TournamentEntry) -> Table:
-    """A rated public table with entry A at seats 0 (and 2) and B at 1 (and 3), started."""
+def _open_table(ruleset: Ruleset, round_row: TournamentRound, a: TournamentEntry, b: TournamentEntry) -> Table:
+    """A rated public table with entry A at seats 0 (and 2) and B at 1 (and 3), started, and its
+    pairing. The pairing is made before the last seat is taken, which deals: a duplicate table
+    finds its round's deals through it."""
     people = [a.user, b.user] + ([a.partner, b.partner] if ruleset.players == 4 else [])
     table = create_table(creator=people[0], ruleset=ruleset, rated=True)
+    TournamentPairing.objects.create(round=round_row, entry_a=a, entry_b=b, table=table)
     for position, person in enumerate(people[1:], start=1):
         sit(table_id=table.pk, user=person, position=position)
     return table
@@ -342,7 +375,11 @@ def _calls(table: Table, tournament: Tournament, number: int) -> list[tuple[str,
 
 def _finish(tournament: Tournament, entries: list[TournamentEntry], results: list[swiss.Result], now: datetime,
             note: str = "") -> None:
-    ranks = {s.entrant: s.rank for s in swiss.standings(entrants_of(entries), results)}
+    if tournament.duplicate:
+        pairings = list(TournamentPairing.objects.filter(round__tournament=tournament).select_related("round"))
+        ranks = {s.entrant: s.rank for s in duplicate_standings(tournament, entries, pairings)}
+    else:
+        ranks = {s.entrant: s.rank for s in swiss.standings(entrants_of(entries), results)}
     for entry in entries:
         entry.final_rank = ranks[entry.pk]
     TournamentEntry.objects.bulk_update(entries, ["final_rank"])
@@ -372,6 +409,10 @@ def record_result(game: Game, table: Table) -> None:
                                               pairing.score_a, pairing.score_b,
                                               forfeit=forfeit.pk if forfeit else None))
     pairing.points_a, pairing.points_b = points[pairing.entry_a_id], points[pairing.entry_b_id]
+    if pairing.round.seeds:  # a duplicate table: its points deal by deal, scored once the round ends
+        pairing.deals = [[int(h[0]["total"]), int(h[1]["total"])]
+                         for h in Hand.objects.filter(game=game, score__isnull=False).order_by("number")
+                         .values_list("score", flat=True)]
     pairing.finished_at = game.finished_at or clock.now()
     pairing.save()
     if forfeit is not None and forfeit.withdrawn_at is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -10,6 +11,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from games.engine import PRESETS
+from games.models import TournamentPairing
 from games.selectors.history import (
     HistoryFilters,
     can_see_game,
@@ -19,6 +21,7 @@ from games.selectors.history import (
     move_log,
 )
 from games.selectors.rules import preset_label
+from games.services.errors import ServiceError
 
 
 class HistoryFilterForm(forms.Form):
@@ -78,6 +81,10 @@ def _game_or_404(request: HttpRequest, game_id: int):
     game = game_for_page(game_id)
     if game is None or not can_see_game(game, request.user):
         raise Http404(_("Partita non trovata."))
+    if TournamentPairing.held_tables([game.table_id]):
+        # A duplicate round still in play: this game's hands (cards, moves, seeds, scores, its
+        # analysis) are the deals other tables are playing. Shown to nobody until the round ends.
+        raise PermissionDenied(ServiceError("duplicate_held").message)
     return game
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -12,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games.selectors.replays import log_labels, table_log
 from games.services import notifications
+from games.services.errors import ServiceError
 from games.services.lobby.rematch import decline_rematch, offer_rematch, rematch_state
 from games.services.play.play import abandon_match
 from games.services.table.seating import fill_with_computer, leave, sit, start_table
@@ -19,7 +21,7 @@ from games.views.refusals import refusal_shown
 
 from ..forms import FillForm, SitForm
 from ..live.sockets import INVITES_SESSION_KEY, invited_table_ids
-from ..models import BotLevel, Game, Table
+from ..models import BotLevel, Game, Table, TournamentPairing
 from ..selectors.rules import table_rules
 from ..selectors.tables import (
     can_start,
@@ -38,6 +40,9 @@ def _visible_table(request, table_id: int) -> Table:
     if table is None or not can_watch(table, request.user, invited_table_ids(request.session)):
         # A private table is not even confirmed to exist without its invite link.
         raise Http404(_("Tavolo non trovato."))
+    if user_position(table, request.user) is None and TournamentPairing.held_tables([table.pk]):
+        # A duplicate round's table is closed to spectators until every table of the round is done.
+        raise PermissionDenied(ServiceError("duplicate_held").message)
     return table
 
 

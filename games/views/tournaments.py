@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.views.refusals import refusal_shown
 
 from ..engine.swiss import BYE_POINTS, SCALE, TABLE_POINTS
+from ..forms import TournamentForm
 from ..models import Tournament
 from ..selectors import tournaments as selectors
 from ..services import tournaments
@@ -57,6 +59,13 @@ def _labels() -> dict:
         "called": _("Il tuo tavolo è pronto: il turno comincia ora."),
         "computerRounds": _("al suo posto il computer, turno {n}"),
         "computerFor": _("per {names} ha giocato il computer"),
+        # A duplicate event's words (games/engine/duplicate.py)
+        "heldDone": _("finito: il risultato esce a fine turno"), "heldPlaying": _("in corso, senza spettatori"),
+        "duplicateBye": _("riposa (un risultato medio a ogni smazzata)"), "rests": _("riposa"),
+        "noDeals": _("Nessun turno ancora concluso."), "dealsOf": _("Smazzate del turno {n}"),
+        "dealN": _("Smazzata {n}"), "table": [_("Tavolo"), _("Tav.")], "points": _("Punti"),
+        "lines": [_("Linea 1-3"), _("Linea 2-4")], "seats": [_("Posto 1"), _("Posto 2")],
+        "score": {"mp": [_("punti partita in percentuale"), "%"], "vp": [_("punti vittoria"), _("PV")]},
     }
 
 
@@ -79,3 +88,19 @@ def tournament_withdraw(request, tournament_id: int):
     if not refused:
         messages.success(request, _("Ti sei ritirato dal torneo: il posto è di nuovo libero."))
     return redirect("tournament_detail", tournament_id=tournament_id)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_new(request):
+    """The organizers' form (staff): a tournament open for registration, duplicate or not."""
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Solo gli organizzatori possono creare un torneo."))
+    form = TournamentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        with refusal_shown(request, show=lambda text: form.add_error(None, text)) as refused:
+            t = tournaments.create_tournament(created_by=request.user, **form.service_kwargs())
+        if not refused:
+            messages.success(request, _("Torneo creato: le iscrizioni sono aperte."))
+            return redirect("tournament_detail", tournament_id=t.pk)
+    return render(request, "games/tournament_new.html", {"form": form}, status=400 if form.errors else 200)

@@ -96,9 +96,24 @@ const socket = new LiveSocket(cfg.wsPath, {
   },
 }, { finalCodes: FINAL_CLOSE });
 
-function hello() {
+function hello(extra = {}) {
   state.stats.hellos += 1;
-  socket.send({ type: "hello", last_version: state.version });
+  socket.send({ type: "hello", last_version: state.version, ...extra });
+}
+
+// The player's own seed for the next deal (docs/fairness.md): checked here as the engine checks
+// it, then sent with a `hello`, which the server answers as any other (nothing missed: nothing).
+const CLIENT_SEED = /^[\x21-\x7e]{0,64}$/;
+const seedForm = $("client-seed-form");
+if (seedForm) {
+  seedForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("client-seed").value.trim();
+    const ok = CLIENT_SEED.test(text);
+    $("client-seed-status").textContent = ok ? L.clientSeedSent : L.clientSeedBad;
+    seedForm.classList.toggle("has-error", !ok);
+    if (ok) hello({ client_seed: text });
+  });
 }
 
 function handleFrame(frame) {
@@ -120,6 +135,11 @@ function handleFrame(frame) {
       state.pending = null;
       if (REMATCH_REFUSALS.has(frame.code) && $("rematch-box") && !$("rematch-box").hidden) {
         $("rematch-text").textContent = frame.message || frame.code; // said where the buttons were
+        return;
+      }
+      if (frame.code === "bad_client_seed" && seedForm) {
+        $("client-seed-status").textContent = frame.message || L.clientSeedBad;
+        seedForm.classList.add("has-error");
         return;
       }
       showError(frame.message || frame.code);

@@ -10,6 +10,11 @@ const root = document.getElementById("tournament");
 const L = readJSON("tournament-labels", {});
 const id = Number(root.dataset.id);
 
+// A duplicate event (frame.duplicate): totals of the deal scores instead of match points, the
+// pairings of a round in play without their points, and the per-deal table of the ended rounds.
+let duplicate = false;
+let scoring = "";
+
 function standingsRow(s) {
   const tr = el("tr");
   tr.dataset.entry = s.entry;
@@ -18,6 +23,13 @@ function standingsRow(s) {
   if (s.withdrawn) name.append(" ", el("span", "muted", `(${L.withdrawn})`));
   if ((s.computer_rounds || []).length) {
     name.append(" ", el("span", "muted computer-played", `(${fmt(L.computerRounds, { n: s.computer_rounds.join(", ") })})`));
+  }
+  if (duplicate) {
+    tr.append(el("td", "num", String(s.rank)), name, el("td", "num", s.total));
+    if (scoring === "mp") tr.append(el("td", "num", s.average ?? "–"));
+    tr.append(el("td", "num col-deals", String(s.deals)), el("td", "num col-rating", String(s.rating)),
+      el("td", "num", String(s.played)));
+    return tr;
   }
   const played = s.byes ? `${s.played}+${s.byes}` : String(s.played);
   tr.append(el("td", "num", String(s.rank)), name, el("td", "num", String(s.match_points)),
@@ -29,12 +41,15 @@ function standingsRow(s) {
 function pairingItem(p) {
   const li = el("li", p.finished ? "pairing done" : "pairing");
   if (p.bye) {
-    li.append(el("span", "", p.a), " ", el("span", "muted", L.bye));
+    li.append(el("span", "", p.a), " ", el("span", "muted", duplicate ? L.duplicateBye : L.bye));
     return li;
   }
   li.append(el("span", "side-a", p.a), " ", el("span", "vs", L.against), " ", el("span", "side-b", p.b), " ");
-  if (p.finished) {
-    li.append(el("span", "score", `${p.score_a} – ${p.score_b} · ${p.points_a}–${p.points_b} ${L.mp}`));
+  if (p.held) {
+    li.append(el("span", "muted", p.finished ? L.heldDone : L.heldPlaying));
+  } else if (p.finished) {
+    const points = duplicate ? "" : ` · ${p.points_a}–${p.points_b} ${L.mp}`;
+    li.append(el("span", "score", `${p.score_a} – ${p.score_b}${points}`));
     if (p.forfeit) li.append(" ", el("span", "muted", `(${fmt(L.forfeit, { n: p.forfeit })})`));
     if ((p.computer_for || []).length) {
       li.append(" ", el("span", "muted computer-played", `(${fmt(L.computerFor, { names: p.computer_for.join(", ") })})`));
@@ -58,8 +73,69 @@ function roundSection(r) {
   return section;
 }
 
+function abbr([title, text]) {
+  const node = el("abbr", "", text);
+  node.title = title;
+  return node;
+}
+
+function headCell(className, content) {
+  const th = el("th", className);
+  th.append(content);
+  return th;
+}
+
+function dealRound(r, pairs) {
+  const section = el("section", "deal-round");
+  section.dataset.round = r.number;
+  const table = el("table", "data compact deal-table");
+  const head = el("tr");
+  const names = pairs ? L.lines : L.seats;
+  const score = () => abbr(L.score[scoring] || L.score.mp);
+  head.append(headCell("num", abbr(L.table)), headCell("", names[0]), headCell("num", L.points),
+    headCell("num", score()), headCell("", names[1]), headCell("num", score()));
+  const thead = el("thead");
+  thead.append(head);
+  table.append(thead);
+  let body = null;
+  for (const d of r.rows) { // sorted by deal, then table
+    if (!body || body.dataset.deal !== String(d.deal)) {
+      body = el("tbody");
+      body.dataset.deal = d.deal;
+      const th = el("th", "", fmt(L.dealN, { n: d.deal }));
+      th.colSpan = 6;
+      th.scope = "rowgroup";
+      const tr = el("tr", "deal-head");
+      tr.append(th);
+      body.append(tr);
+      table.append(body);
+    }
+    const points = d.points_a !== null ? `${d.points_a}–${d.points_b}` : d.forfeit ? fmt(L.forfeit, { n: d.forfeit }) : L.rests;
+    const tr = el("tr");
+    tr.append(el("td", "num", d.table === null ? "–" : String(d.table)), el("td", "", d.a),
+      el("td", "num nowrap", points), el("td", "num", d.score_a), el("td", "", d.b ?? "–"),
+      el("td", "num", d.score_b ?? "–"));
+    body.append(tr);
+  }
+  const scroll = el("div", "table-scroll");
+  scroll.tabIndex = 0;
+  scroll.setAttribute("role", "region");
+  scroll.setAttribute("aria-label", fmt(L.dealsOf, { n: r.number }));
+  scroll.append(table);
+  section.append(el("h3", "", fmt(L.round, { n: r.number })), scroll);
+  return section;
+}
+
 function show(frame) {
   if (frame.id !== id) return;
+  duplicate = Boolean(frame.duplicate);
+  scoring = frame.scoring || "";
+  const deals = document.getElementById("deal-results");
+  if (deals && frame.deals) {
+    const none = el("p", "muted", L.noDeals);
+    none.id = "no-deals";
+    deals.replaceChildren(...(frame.deals.length ? frame.deals.map((r) => dealRound(r, frame.pairs)) : [none]));
+  }
   root.dataset.status = frame.status;
   setText(document.getElementById("tournament-status"), L.status[frame.status] || frame.status);
   setText(document.getElementById("tournament-entrants"), fmt(L.entrants, { n: frame.entrants, c: frame.capacity }));

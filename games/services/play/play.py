@@ -519,8 +519,13 @@ def _close_hand(game: Game, table: Table, engine_game: EngineGame,
             "end_reason": engine_game.end_reason,
         })
         return finished_hand, None
-    committed = Hand.objects.filter(game=game, number=game.hand_number).values_list("next_seed", flat=True).first()
-    seeds = fairness.draw_for(seats, committed or "")
+    plan = fairness.planned(table.pk) if engine_game.ruleset.hands is not None else None
+    if plan is not None:  # a duplicate round's next deal, the same at every table of the round
+        seeds = plan.seeds_for(game.hand_number + 1, engine_game.players)
+    else:
+        committed = Hand.objects.filter(game=game, number=game.hand_number).values_list("next_seed",
+                                                                                       flat=True).first()
+        seeds = fairness.draw_for(seats, committed or "")
     next_game = engine_game.next_hand(secrets.SystemRandom(), fair=seeds.fair)
     game.hand_number = next_game.hand_number + 1
     Hand.objects.create(game=game, number=game.hand_number, deal=next_game.deal,

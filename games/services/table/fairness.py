@@ -6,6 +6,11 @@ that seed is fixed before the players choose the client seeds mixed into it. The
 only hashes and client seeds in the deal; the seeds are stored by the caller on the `Hand` row
 (`seed`, `next_seed`) and leave the server only once their hand is over
 (games/selectors/fairness.py).
+
+A duplicate tournament's table (games/engine/duplicate.py) takes its seeds from its round
+instead (`planned`): one seed per deal, drawn when the round starts and the same at every table,
+with no client seeds mixed in (every table must get the same order) and the first player fixed
+by the round. Each deal still announces the hash of the next deal's seed.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from django.contrib.auth import get_user_model
 
 from games.engine import FairSeed, IllegalMove
 from games.engine.deal import clean_client_seed, commitment_of, new_seed
-from games.models import Seat
+from games.models import Seat, TournamentRound
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +48,33 @@ def draw_for(seats: Iterable[Seat], committed: str = "") -> Seeds:
                           for s in ordered],
                          seed=bytes.fromhex(committed) if committed else None, next_hash=commitment_of(upcoming))
     return Seeds(fair, upcoming.hex())
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A duplicate round's deals as a table plays them: the seeds (hex, deal order) and the seat
+    that plays first in deal 1."""
+
+    seeds: tuple[str, ...]
+    first_player: int
+
+    def seeds_for(self, number: int, players: int) -> Seeds:
+        """Deal `number` (1-based): its seed, an empty client seed for each seat (as the verify
+        page reads a deal without any), and the next deal's hash (none after the last deal)."""
+        upcoming = self.seeds[number] if number < len(self.seeds) else ""
+        fair = FairSeed.draw([""] * players, seed=bytes.fromhex(self.seeds[number - 1]),
+                             next_hash=commitment_of(bytes.fromhex(upcoming)) if upcoming else None)
+        return Seeds(fair, upcoming)
+
+
+def planned(table_id: int) -> Plan | None:
+    """The duplicate round's plan for this table, or None for any other table (one query; the
+    callers ask only for a ruleset with a fixed number of hands)."""
+    row = (TournamentRound.objects.filter(pairings__table_id=table_id, tournament__duplicate_deals__gt=0)
+           .values_list("seeds", "first_player").first())
+    if row is None or not row[0]:
+        return None
+    return Plan(tuple(row[0]), row[1] or 0)
 
 
 def _usable(text: str) -> str:

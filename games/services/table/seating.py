@@ -297,7 +297,12 @@ def start_game(table: Table, *, first_player: int | None = None) -> Game:
         raise ServiceError("not_waiting")
     ruleset = Ruleset.from_dict(table.options)
     seats = _seats(table)
-    seeds = fairness.draw_for(seats)
+    # A duplicate tournament's table deals its round's first deal, from the round's first player.
+    plan = fairness.planned(table.pk) if ruleset.hands is not None else None
+    if plan is not None:
+        seeds, first_player = plan.seeds_for(1, ruleset.players), plan.first_player
+    else:
+        seeds = fairness.draw_for(seats)
     engine_game = EngineGame.new(ruleset, rng=secrets.SystemRandom(), first_player=first_player, fair=seeds.fair)
     deadline = turns.deadline_for(engine_game, table)
     presence.clear_away(table.pk)
