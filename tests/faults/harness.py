@@ -40,6 +40,7 @@ BACKOFF_CAP = 1.5  # the page waits up to 10 s between reconnects; the test clie
 # within this many seconds means the path to the server is dead; the socket is dropped.
 ANSWER_WITHIN = 8.0
 ANSWERED = {"ping", "hello", "action"}
+CLOSE_MOVE_ON = 4503  # burraco_site/datareach.py: the Daphne cannot reach its data, go to another
 # "A few seconds": the longest a table may stand still once the fault is over (the machine these
 # run on is small and shared: override with FAULTS_RECOVERY_LIMIT).
 RECOVERY_LIMIT = float(os.environ.get("FAULTS_RECOVERY_LIMIT", "8"))
@@ -383,8 +384,8 @@ class Client:
                 attempt["closed"] = time.time()
                 attempt["close_code"] = ws.close_code
                 self.changed.set()
-                if attempt["answered"]:
-                    retry = 0
+                if attempt["answered"] or ws.close_code == CLOSE_MOVE_ON:
+                    retry = 0  # as the page: a server cut from its data sends it on at once
             if self.stopping:
                 return
             if not attempt["answered"]:
@@ -451,6 +452,7 @@ class Client:
         kind = frame.get("type")
         version = frame.get("version")
         if kind in ("snapshot", "event"):
+            attempt.setdefault("answered_at", now)
             attempt["answered"] = True
         if kind == "event":  # every event this socket got, in order (each once: none repeated)
             attempt.setdefault("events", []).append(version)
