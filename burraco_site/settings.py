@@ -273,6 +273,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker that goes away is waited for, however long: the worker never gives up and exits.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# ... and tried again every second, not on kombu's growing back-off (burraco_site/worker_consumer.py).
+CELERY_WORKER_CONSUMER = "burraco_site.worker_consumer:PromptConsumer"
 CELERY_TIMEZONE = "UTC"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep the server's own logging as configured below
 
