@@ -19,22 +19,8 @@ import time
 import pytest
 
 from games.benchmarks import hosts
-from tests.faults.harness import (
-    CLOSE_MOVE_ON,
-    SETUP_SECONDS,
-    Db,
-    Play,
-    Table,
-    checked,
-    clients_for,
-    close_codes,
-    error_codes,
-    recovery,
-    report,
-    settle,
-    wait_for,
-)
-from tests.hosts.test_faults_across_hosts import BACK_WITHIN, make_tables, moves_between, played_on
+from tests.faults.harness import CLOSE_MOVE_ON, Db, Play, Table, recovery
+from tests.hosts.test_faults_across_hosts import BACK_WITHIN, moves_between, on_six_tables, played_on
 
 pytestmark = pytest.mark.slow
 
@@ -64,49 +50,32 @@ def after_moving(table: Table, moved: list[dict]) -> float:
     return min((t - on_again for t, _v in table.moved_at() if t >= on_again), default=float("inf"))
 
 
-async def long_cut(db: Db) -> dict:
-    timers = {"draw_seconds": 30, "play_seconds": 60, "grace_seconds": 45}
-    people, computer = await asyncio.to_thread(make_tables, {"count": 4, "prefix": "lc", **timers},
-                                               {"count": 2, "prefix": "lcb", "computer": "principiante", **timers})
-    tables = clients_for(people + computer, [80], host=hosts.host("edge").address)
-    play = Play(tables)
-    await play.start()
-    try:
-        await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
-        began = time.time()
-        await asyncio.to_thread(hosts.cut, "app1", "data")
-        await asyncio.sleep(CUT_SECONDS)
-        await asyncio.to_thread(hosts.heal, "app1")
-        back = time.time()
-        await played_on(tables)
-        rec = recovery(tables, back, until=time.time())
-        moved = moved_sockets(tables, began, back)
-        by_id = {t.id: t for t in tables}
-        phase = {
-            "recovery_seconds": rec["recovery_seconds"], "max_stall_seconds": rec["max_stall_seconds"],
-            "worst_stall": rec["worst_stall"], "moves_during": moves_between(tables, began, back),
-            "back_after_seconds": round(back - began, 2),
-            "sockets_moved": sum(len(m) for m in moved.values()),
-            "closed_after_seconds": sorted(round(m["closed"] - began, 2) for ms in moved.values() for m in ms),
-            "moved_after_seconds": sorted(round(m["answered"] - m["closed"], 2) for ms in moved.values() for m in ms
-                                          if m["answered"] is not None),
-            "table_moved_after_its_sockets_seconds": {tid: round(after_moving(by_id[tid], ms), 2)
-                                                      for tid, ms in moved.items()},
-        }
-        await play.stop_driving()
-        versions = await settle(play, db)
-    finally:
-        await play.close()
-    integrity = await checked(db, tables)
-    return report("long_cut_across_hosts", phases={f"cut_app1_from_data_{CUT_SECONDS}s": phase},
-                  moves_checked=integrity["moves_checked"], frames_checked=integrity["frames_checked"],
-                  versions=sum(versions.values()), close_codes=close_codes(play.clients),
-                  errors=error_codes(play.clients))
+async def long_cut(tables: list[Table], play: Play) -> dict:
+    began = time.time()
+    await asyncio.to_thread(hosts.cut, "app1", "data")
+    await asyncio.sleep(CUT_SECONDS)
+    await asyncio.to_thread(hosts.heal, "app1")
+    back = time.time()
+    await played_on(tables)
+    rec = recovery(tables, back, until=time.time())
+    moved = moved_sockets(tables, began, back)
+    by_id = {t.id: t for t in tables}
+    return {f"cut_app1_from_data_{CUT_SECONDS}s": {
+        "recovery_seconds": rec["recovery_seconds"], "max_stall_seconds": rec["max_stall_seconds"],
+        "worst_stall": rec["worst_stall"], "moves_during": moves_between(tables, began, back),
+        "back_after_seconds": round(back - began, 2),
+        "sockets_moved": sum(len(m) for m in moved.values()),
+        "closed_after_seconds": sorted(round(m["closed"] - began, 2) for ms in moved.values() for m in ms),
+        "moved_after_seconds": sorted(round(m["answered"] - m["closed"], 2) for ms in moved.values() for m in ms
+                                      if m["answered"] is not None),
+        "table_moved_after_its_sockets_seconds": {tid: round(after_moving(by_id[tid], ms), 2)
+                                                  for tid, ms in moved.items()},
+    }}
 
 
 def test_an_app_host_cut_for_a_minute_sends_its_players_to_the_other(bed):
     db = Db(bed["DATABASE_URL"])
-    figures = hosts.in_host("clients", asyncio.run, long_cut(db))
+    figures = hosts.in_host("clients", asyncio.run, on_six_tables(db, "long_cut_across_hosts", "lc", long_cut))
     print(json.dumps(figures, indent=2, default=str))
     phase = figures["phases"][f"cut_app1_from_data_{CUT_SECONDS}s"]
     assert phase["sockets_moved"] > 0, phase  # nginx spreads the sockets over both hosts
