@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from burraco_site.datareach import CLOSE_MOVE_ON  # the Daphne cannot reach its data: go to another
 from games.benchmarks.live import next_action
 from games.benchmarks.stack import ROOT, Stack, free_port
 
@@ -40,7 +41,6 @@ BACKOFF_CAP = 1.5  # the page waits up to 10 s between reconnects; the test clie
 # within this many seconds means the path to the server is dead; the socket is dropped.
 ANSWER_WITHIN = 8.0
 ANSWERED = {"ping", "hello", "action"}
-CLOSE_MOVE_ON = 4503  # burraco_site/datareach.py: the Daphne cannot reach its data, go to another
 # "A few seconds": the longest a table may stand still once the fault is over (the machine these
 # run on is small and shared: override with FAULTS_RECOVERY_LIMIT).
 RECOVERY_LIMIT = float(os.environ.get("FAULTS_RECOVERY_LIMIT", "8"))
