@@ -15,6 +15,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from burraco_site import gcwatch  # noqa: E402
+from burraco_site.datareach import StepAsideWhenCut  # noqa: E402
 from burraco_site.origin import SameOriginValidator  # noqa: E402
 from burraco_site.wsauth import SessionKeyMiddleware  # noqa: E402  (needs Django set up first)
 from games.routing import websocket_urlpatterns  # noqa: E402
@@ -24,9 +25,10 @@ gcwatch.watch()
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": SameOriginValidator(
+        # A process cut from its data refuses handshakes and closes its sockets (datareach.py).
+        "websocket": StepAsideWhenCut(SameOriginValidator(
             SessionKeyMiddleware(URLRouter(websocket_urlpatterns))
-        ),
+        )),
     }
 )
 

@@ -243,6 +243,10 @@ BOT_MOVE_DELAY_SECONDS = max(0.0, float(os.environ.get("BOT_MOVE_DELAY_SECONDS",
 # Extra seconds on the first draw of every hand after the first: the scoring of the hand just
 # over is on screen when the next deal arrives (games.services.table.seating.deadline_for).
 HAND_BREAK_SECONDS = max(0, int(os.environ.get("HAND_BREAK_SECONDS", "15")))
+# A Daphne whose PostgreSQL or Redis host has not answered a TCP handshake for this many seconds
+# closes its sockets (4503) and refuses new ones, so the pages move to a Daphne that reaches its
+# data (burraco_site/datareach.py); 0 turns it off.
+DATA_CUT_SECONDS = max(0.0, float(os.environ.get("DATA_CUT_SECONDS", "4")))
 # Presence (games/live/presence.py): every open table socket says it is there every
 # PRESENCE_HEARTBEAT_SECONDS, and a socket that stopped saying so counts for PRESENCE_TTL_SECONDS.
 PRESENCE_HEARTBEAT_SECONDS = max(0.5, float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "15")))
@@ -269,6 +273,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker that goes away is waited for, however long: the worker never gives up and exits.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# ... and tried again every second, not on kombu's growing back-off (burraco_site/worker_consumer.py).
+CELERY_WORKER_CONSUMER = "burraco_site.worker_consumer:PromptConsumer"
 CELERY_TIMEZONE = "UTC"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep the server's own logging as configured below
 

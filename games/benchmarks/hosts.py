@@ -212,14 +212,18 @@ def heal(name: str) -> None:
     link(name, True)
 
 
-def cpu_quota(name: str, cores: float) -> None:
-    """The host's processes (those started by `up`) limited to `cores` of CPU together."""
+def cpu_quota(name: str, cores: float, shares: int = 1024, pids: list[int] | None = None) -> None:
+    """The host's processes (those started by `up`, or `pids`) limited to `cores` of CPU together
+    (0: no limit). `shares` above the default 1024 lets the host have its quota on a machine
+    that other work keeps busy (the benchmark's comparison is of the quotas, not of the
+    neighbours)."""
     group = CGROUP_CPU / f"burraco-{name}"
     group.mkdir(exist_ok=True)
     period = 100_000
     (group / "cpu.cfs_period_us").write_text(str(period))
     (group / "cpu.cfs_quota_us").write_text(str(int(cores * period)) if cores > 0 else "-1")
-    for pid in _pids_of(name):
+    (group / "cpu.shares").write_text(str(shares))
+    for pid in _pids_of(name) if pids is None else pids:
         try:
             (group / "cgroup.procs").write_text(str(pid))
         except OSError:
@@ -240,7 +244,9 @@ def _save(state: dict) -> None:
 
 
 def _pids_of(name: str) -> list[int]:
-    pids = [p["pid"] for p in _state()["processes"].values() if p["host"] == name]
+    """The processes `up` started on host `name` and their children; not the WAN relays, which
+    stand for the network between the hosts rather than for a service of the data host."""
+    pids = [p["pid"] for key, p in _state()["processes"].items() if p["host"] == name and not key.startswith("wan-")]
     found = []
     for pid in pids:
         found.append(pid)
@@ -414,8 +420,11 @@ def start_app(name: str) -> None:
         "-n", f"worker@{name}", "--without-mingle", "--without-gossip", "--loglevel=INFO"], env=env)
 
 
-def start_edge() -> None:
-    upstreams = [f"{host(a).address}:{p}" for a in APP_HOSTS for p in DAPHNE_PORTS]
+def start_edge(apps: tuple[str, ...] = APP_HOSTS) -> None:
+    """nginx on the edge over the Daphnes of `apps` (restarted if it runs: the load benchmark
+    sends its players to one app host, then to two)."""
+    stop("nginx")
+    upstreams = [f"{host(a).address}:{p}" for a in apps for p in DAPHNE_PORTS]
     folder = STATE_DIR / "nginx"
     folder.mkdir(parents=True, exist_ok=True)
     conf = folder / "nginx.conf"
@@ -453,7 +462,7 @@ def up() -> dict[str, str]:
 def down() -> None:
     for name in list(_state()["processes"]):
         stop(name, wait=10)
-    for name in HOSTS:
+    for name in [*HOSTS, "wan"]:
         group = CGROUP_CPU / f"burraco-{name}"
         if group.exists():
             try:

@@ -467,7 +467,7 @@ async def _measured(measure: Callable[[], dict[str, float]], name: str, seconds:
 class GamePlayers:
     """The game's sockets: two per table, spread over `ports`, open across one or more windows."""
 
-    def __init__(self, tables: list[dict[str, Any]], ports: Sequence[int]) -> None:
+    def __init__(self, tables: list[dict[str, Any]], ports: Sequence[int], address: str = "127.0.0.1") -> None:
         self.tables = tables
         self.totals = Totals()
         self.per_table: list[list[PlayerSocket]] = []
@@ -479,8 +479,9 @@ class GamePlayers:
             socks = []
             for seat, session in enumerate(table["sessions"]):
                 port = ports[(2 * n + seat) % len(ports)]
-                socks.append(PlayerSocket(f"ws://127.0.0.1:{port}/ws/table/{table['id']}/", session,
-                                          f"http://127.0.0.1:{port}", self.totals))
+                origin = f"http://{address}" + ("" if port == 80 else f":{port}")  # as a browser writes it
+                socks.append(PlayerSocket(f"ws://{address}:{port}/ws/table/{table['id']}/", session, origin,
+                                          self.totals))
             self.per_table.append(socks)
             self.flat.extend(socks)
 
@@ -551,9 +552,11 @@ class GamePlayers:
 
 async def run_load(tables: list[dict[str, Any]], ports: Sequence[int], *, pace: float, seconds: float,
                    connect_seconds: float, measure: Callable[[], dict[str, float]],
-                   seed: int = 1, before_play: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Play every table for `seconds`; returns the figures (and the CPU `measure` saw in the window)."""
-    players = GamePlayers(tables, ports)
+                   seed: int = 1, before_play: Callable[[], None] | None = None,
+                   address: str = "127.0.0.1") -> dict[str, Any]:
+    """Play every table for `seconds` over sockets to `address` (this machine, or nginx on the
+    hosts test bed); returns the figures (and the CPU `measure` saw in the window)."""
+    players = GamePlayers(tables, ports, address)
     await players.open(connect_seconds, measure)
     if before_play is not None:
         await asyncio.to_thread(before_play)

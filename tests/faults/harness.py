@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from burraco_site.datareach import CLOSE_MOVE_ON  # the Daphne cannot reach its data: go to another
 from games.benchmarks.live import next_action
 from games.benchmarks.stack import ROOT, Stack, free_port
 
@@ -383,8 +384,8 @@ class Client:
                 attempt["closed"] = time.time()
                 attempt["close_code"] = ws.close_code
                 self.changed.set()
-                if attempt["answered"]:
-                    retry = 0
+                if attempt["answered"] or ws.close_code == CLOSE_MOVE_ON:
+                    retry = 0  # as the page: a server cut from its data sends it on at once
             if self.stopping:
                 return
             if not attempt["answered"]:
@@ -451,6 +452,7 @@ class Client:
         kind = frame.get("type")
         version = frame.get("version")
         if kind in ("snapshot", "event"):
+            attempt.setdefault("answered_at", now)
             attempt["answered"] = True
         if kind == "event":  # every event this socket got, in order (each once: none repeated)
             attempt.setdefault("events", []).append(version)

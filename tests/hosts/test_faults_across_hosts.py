@@ -1,7 +1,8 @@
 """Faults across hosts, one after the other on one bed while the same tables play on: an app host
 cut from the data host for 10 s; 100 ms more each way and 5 % loss between both app hosts and the
-data host; the data host's Redis restarted empty; its RabbitMQ restarted; an app host lost for
-good (its cable pulled out and never put back).
+data host; the data host's Redis restarted empty; its RabbitMQ restarted, three times; an app host
+lost for good (its cable pulled out and never put back). The 60 s cut is in
+test_long_cut_across_hosts.py.
 
 The players are on the clients host and reach the site through nginx on the edge, which spreads
 their sockets over the four Daphnes of both app hosts. After each fault every table moves again
@@ -25,7 +26,6 @@ import pytest
 from games.benchmarks import hosts
 from tests.faults.harness import (
     ANSWER_WITHIN,
-    RECOVERY_LIMIT,
     SETUP_SECONDS,
     Db,
     Play,
@@ -44,10 +44,8 @@ from tests.faults.harness import (
 pytestmark = pytest.mark.slow
 
 BACK_WITHIN = 5.0  # seconds from the service or the network coming back to every table's next move
-# Not met yet after a RabbitMQ restart (5.2 s seen: the worker's consumer reconnects on kombu's
-# back-off, then the computer's pause), which is held to the fault suite's own limit meanwhile;
-# docs/operations.md gives the figures.
-LIMITS = {"rabbitmq_restart": RECOVERY_LIMIT, "app1_lost_for_good": ANSWER_WITHIN + BACK_WITHIN}
+LIMITS = {"app1_lost_for_good": ANSWER_WITHIN + BACK_WITHIN}
+RABBITMQ_RESTARTS = 3  # the worker's reconnection and the computer's moves, measured more than once
 PLAY_ON = 60  # seconds for every table to play its moves between two faults
 
 
@@ -71,63 +69,75 @@ def moves_between(tables: list[Table], since: float, until: float) -> dict[int, 
     return {t.id: sum(1 for when, _v in t.moved_at() if since <= when < until) for t in tables}
 
 
-async def faults(db: Db) -> dict:
+async def on_six_tables(db: Db, name: str, prefix: str, faults) -> dict:
+    """Four tables of two people and two against the computer (30 s / 60 s clocks), made on app1
+    and played through nginx from the clients host; once each has a few moves, `await
+    faults(tables, play)` returns the phases' figures. Then the players stop, every page settles,
+    and the fault suite's checks run: the report has the phases and what was checked."""
     timers = {"draw_seconds": 30, "play_seconds": 60, "grace_seconds": 45}
-    people, computer = await asyncio.to_thread(make_tables, {"count": 4, "prefix": "hc", **timers},
-                                               {"count": 2, "prefix": "hcb", "computer": "principiante", **timers})
+    people, computer = await asyncio.to_thread(make_tables, {"count": 4, "prefix": prefix, **timers},
+                                               {"count": 2, "prefix": prefix + "b", "computer": "principiante",
+                                                **timers})
     tables = clients_for(people + computer, [80], host=hosts.host("edge").address)
     play = Play(tables)
-    phases: dict[str, dict] = {}
     await play.start()
     try:
         await wait_for(lambda: all(t.newest() >= 8 for t in tables), SETUP_SECONDS, "every table played a few moves")
-
-        async def phase(name: str, fault, heal, lasting: float) -> None:
-            began = time.time()
-            await asyncio.to_thread(fault)
-            await asyncio.sleep(lasting)
-            await asyncio.to_thread(heal)
-            back = time.time()
-            await played_on(tables)
-            rec = recovery(tables, back, until=time.time())
-            phases[name] = {"recovery_seconds": rec["recovery_seconds"], "max_stall_seconds": rec["max_stall_seconds"],
-                            "worst_stall": rec["worst_stall"], "moves_during": moves_between(tables, began, back),
-                            "back_after_seconds": round(back - began, 2)}
-
-        await phase("cut_app1_from_data_10s", lambda: hosts.cut("app1", "data"), lambda: hosts.heal("app1"), 10)
-
-        def slow_links() -> None:
-            for app in hosts.APP_HOSTS:
-                hosts.delay(app, 100, loss_percent=5)
-
-        def fast_links() -> None:
-            for app in hosts.APP_HOSTS:
-                hosts.heal(app)
-
-        await phase("latency_100ms_each_way_loss_5pct_15s", slow_links, fast_links, 15)
-        await phase("redis_restart", lambda: hosts.stop("redis", sig=signal.SIGKILL), hosts.start_redis, 5)
-        await phase("rabbitmq_restart", lambda: hosts.stop("rabbitmq", sig=signal.SIGKILL), hosts.start_rabbitmq, 3)
-
-        lost = time.time()
-        await asyncio.to_thread(hosts.link, "app1", False)
-        await played_on(tables)
-        rec = recovery(tables, lost, until=time.time())
-        phases["app1_lost_for_good"] = {
-            "recovery_seconds": rec["recovery_seconds"], "max_stall_seconds": rec["max_stall_seconds"],
-            "worst_stall": rec["worst_stall"], "sockets_dropped_by_watchdog": sum(c.silent_drops for c in play.clients)}
+        phases = await faults(tables, play)
         await play.stop_driving()
         versions = await settle(play, db)
     finally:
         await play.close()
     integrity = await checked(db, tables)
-    return report("faults_across_hosts", phases=phases, moves_checked=integrity["moves_checked"],
+    return report(name, phases=phases, moves_checked=integrity["moves_checked"],
                   frames_checked=integrity["frames_checked"], versions=sum(versions.values()),
                   close_codes=close_codes(play.clients), errors=error_codes(play.clients))
 
 
+async def faults(tables: list[Table], play: Play) -> dict:
+    phases: dict[str, dict] = {}
+
+    async def phase(name: str, fault, heal, lasting: float) -> None:
+        began = time.time()
+        await asyncio.to_thread(fault)
+        await asyncio.sleep(lasting)
+        await asyncio.to_thread(heal)
+        back = time.time()
+        await played_on(tables)
+        rec = recovery(tables, back, until=time.time())
+        phases[name] = {"recovery_seconds": rec["recovery_seconds"], "max_stall_seconds": rec["max_stall_seconds"],
+                        "worst_stall": rec["worst_stall"], "moves_during": moves_between(tables, began, back),
+                        "back_after_seconds": round(back - began, 2)}
+
+    await phase("cut_app1_from_data_10s", lambda: hosts.cut("app1", "data"), lambda: hosts.heal("app1"), 10)
+
+    def slow_links() -> None:
+        for app in hosts.APP_HOSTS:
+            hosts.delay(app, 100, loss_percent=5)
+
+    def fast_links() -> None:
+        for app in hosts.APP_HOSTS:
+            hosts.heal(app)
+
+    await phase("latency_100ms_each_way_loss_5pct_15s", slow_links, fast_links, 15)
+    await phase("redis_restart", lambda: hosts.stop("redis", sig=signal.SIGKILL), hosts.start_redis, 5)
+    for n in range(1, RABBITMQ_RESTARTS + 1):
+        await phase(f"rabbitmq_restart_{n}", lambda: hosts.stop("rabbitmq", sig=signal.SIGKILL),
+                    hosts.start_rabbitmq, 3)
+
+    lost = time.time()
+    await asyncio.to_thread(hosts.link, "app1", False)
+    await played_on(tables)
+    rec = recovery(tables, lost, until=time.time())
+    phases["app1_lost_for_good"] = {
+        "recovery_seconds": rec["recovery_seconds"], "max_stall_seconds": rec["max_stall_seconds"],
+        "worst_stall": rec["worst_stall"], "sockets_dropped_by_watchdog": sum(c.silent_drops for c in play.clients)}
+    return phases
+
+
 def test_faults_across_hosts(bed):
     db = Db(bed["DATABASE_URL"])
-    figures = hosts.in_host("clients", asyncio.run, faults(db))
+    figures = hosts.in_host("clients", asyncio.run, on_six_tables(db, "faults_across_hosts", "hc", faults))
     print(json.dumps(figures, indent=2, default=str))
     for name, phase in figures["phases"].items():
         assert phase["recovery_seconds"] <= LIMITS.get(name, BACK_WITHIN), (name, phase)

@@ -101,4 +101,32 @@ describe("LiveSocket", () => {
     assert.deepEqual(closes, [[4401, false]]);
     assert.equal(FakeWebSocket.made.length, 1);
   });
+
+  test("a server cut from its data (4503): another socket within a second, then retries every 2 s at most", () => {
+    connected();
+    FakeWebSocket.made[0].emit("close", { code: 4503 });
+    assert.deepEqual(closes, [[4503, true]]);
+    mock.timers.tick(1000);
+    assert.equal(FakeWebSocket.made.length, 2);
+    // Every server refuses for a while (all cut): the handshakes fail, the retries stay close.
+    for (let n = 0; n < 6; n += 1) {
+      FakeWebSocket.made.at(-1).emit("close", { code: 1006 });
+      mock.timers.tick(2300);
+      assert.equal(FakeWebSocket.made.length, 3 + n);
+    }
+    FakeWebSocket.made.at(-1).open();
+    assert.equal(FakeWebSocket.made.length, 8);
+  });
+
+  test("other closes keep the growing back-off", () => {
+    connected();
+    FakeWebSocket.made[0].emit("close", { code: 1006 });
+    for (let n = 0; n < 5; n += 1) {
+      mock.timers.tick(2 ** n * 500 + 300);
+      FakeWebSocket.made.at(-1).emit("close", { code: 1006 });
+    }
+    assert.equal(FakeWebSocket.made.length, 6);
+    mock.timers.tick(2300);  // the sixth retry waits up to 10 s, not 2
+    assert.equal(FakeWebSocket.made.length, 6);
+  });
 });

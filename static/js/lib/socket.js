@@ -6,6 +6,13 @@
 
 // The frames the server answers every time (docs/protocol.md).
 const ANSWERED = new Set(["ping", "hello", "action"]);
+// The server cannot reach its data: reconnect at once, the proxy sends the new socket to
+// another server (docs/protocol.md); spread over a second so a host's pages do not all come at
+// once, and retried every 2 s at most until a socket opens (if every server is cut, the first
+// one to reach its data again takes the page).
+export const CLOSE_MOVE_ON = 4503;
+const MOVE_ON_SPREAD = 1000;
+const MOVE_ON_MAX_DELAY = 2000;
 
 export class LiveSocket {
   /**
@@ -27,6 +34,7 @@ export class LiveSocket {
     this.pingTimer = null;
     this.silenceTimer = null;
     this.stopped = false;
+    this.movingOn = false;
   }
 
   url() {
@@ -45,6 +53,7 @@ export class LiveSocket {
     ws.addEventListener("open", () => {
       if (ws !== this.ws) return;
       this.retry = 0;
+      this.movingOn = false;
       clearInterval(this.pingTimer);
       if (this.pingEvery) this.pingTimer = setInterval(() => this.send({ type: "ping" }), this.pingEvery);
       if (this.handlers.onOpen) this.handlers.onOpen();
@@ -72,7 +81,13 @@ export class LiveSocket {
     const final = this.stopped || this.finalCodes.has(event.code);
     if (this.handlers.onClose) this.handlers.onClose(event, !final);
     if (final) return;
-    const delay = Math.min(this.maxDelay, this.baseDelay * 2 ** this.retry) + Math.random() * 300;
+    if (event.code === CLOSE_MOVE_ON) {
+      this.movingOn = true;
+      setTimeout(() => this.connect(), Math.random() * MOVE_ON_SPREAD);
+      return;
+    }
+    const cap = this.movingOn ? MOVE_ON_MAX_DELAY : this.maxDelay;
+    const delay = Math.min(cap, this.baseDelay * 2 ** this.retry) + Math.random() * 300;
     this.retry += 1;
     setTimeout(() => this.connect(), delay);
   }
