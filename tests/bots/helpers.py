@@ -13,8 +13,10 @@ from games.engine import Game, Ruleset
 
 
 def medio_positions(hands: int, seed: int) -> Iterator[tuple[Game, int]]:
-    """Every position of a few medio-against-medio hands (the game before each action, and the
-    seat to move); the game is played on after each yield, so copy it to keep it."""
+    """Every position of a few hands of the greedy player against itself with esperto's weights
+    (`strategy.DEFAULT`, medio's before issue 31: the positions esperto's tests were built on;
+    the game before each action, and the seat to move); the game is played on after each
+    yield, so copy it to keep it."""
     rng = random.Random(seed)
     for _ in range(hands):
         game = Game.new(Ruleset.preset("classico"), rng=random.Random(rng.getrandbits(64)))
@@ -23,7 +25,7 @@ def medio_positions(hands: int, seed: int) -> Iterator[tuple[Game, int]]:
                 break
             seat = game.to_move
             yield game, seat
-            game.apply(seat, strategy.greedy_action(game, seat, rng))
+            game.apply(seat, strategy.greedy_action(game, seat, rng, strategy.DEFAULT))
 
 
 BENCH_SCRIPTS = Path(__file__).resolve().parents[2] / "docs" / "bench" / "scripts"
