@@ -37,3 +37,31 @@ def load_bench_script(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def same_on_a_twin(level: str, other: str, *, deal_seed: int, rng_seed: int) -> list[dict]:
+    """Play a hand of `level` (seat 0) against `other`, every seat with the public record; at
+    each of seat 0's decisions a twin game that deals every hidden card differently (the others'
+    hands, the stock, the pozzetti) but shows the same view and the same record must get the
+    same action (asserted here). Seat 0's actions, in order (at most 400 actions played)."""
+    from games.bots import choose_action, knowledge
+
+    game = Game.new(Ruleset.preset("classico", target=None), rng=random.Random(deal_seed))
+    rng = random.Random(rng_seed)
+    mine: list[dict] = []
+    while not game.hand_over and len(game.actions) < 400:
+        seat = game.to_move
+        view = game.view(seat)
+        record = game.public_record()
+        if seat == 0:
+            twin_view = knowledge.determinize(view, random.Random(len(game.actions))).view(seat)
+            twin_view["version"] = view["version"]  # the twin has no history of its own
+            assert twin_view == view
+            seed = rng.getrandbits(32)
+            action = choose_action(view, level, random.Random(seed), record=record)
+            assert choose_action(twin_view, level, random.Random(seed), record=record) == action
+            mine.append(action)
+        else:
+            action = choose_action(view, other, rng, record=record)
+        game.apply(seat, action)
+    return mine

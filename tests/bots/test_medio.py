@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import random
 
-from games.bots import choose_action, knowledge, strategy
+from games.bots import choose_action, strategy
 from games.bots.lab import tournament
 from games.engine import Card, Game, Ruleset, full_deck
+from tests.bots.helpers import same_on_a_twin
 
 RULES = Ruleset.preset("classico")
 BURRACO = "3D 4D 5D 6D 7D 8D 9D"
@@ -207,24 +208,8 @@ def test_playing_for_points_it_reads_only_its_view_and_the_public_record():
     """Issue 31: medio now weighs what the pile brings the other side. At each of its decisions
     in a hand against the sparring partner, a twin game that deals every hidden card differently
     but shows the seat the same view and the same public record gets the same action."""
-    game = Game.new(Ruleset.preset("classico", target=None), rng=random.Random(23))
-    rng = random.Random(6)
-    checked = took = 0
-    while not game.hand_over and len(game.actions) < 400:
-        seat = game.to_move
-        view = game.view(seat)
-        record = game.public_record()
-        if seat == 0:
-            twin_view = knowledge.determinize(view, random.Random(len(game.actions))).view(seat)
-            twin_view["version"] = view["version"]  # the twin has no history of its own
-            assert twin_view == view
-            mine = choose_action(view, "medio", random.Random(1), record=record)
-            assert choose_action(twin_view, "medio", random.Random(2), record=record) == mine
-            checked += 1
-            took += mine["type"] == "take_discards"
-            game.apply(seat, mine)
-        else:
-            game.apply(seat, choose_action(view, "sparring", rng, record=record))
+    mine = same_on_a_twin("medio", "sparring", deal_seed=23, rng_seed=6)
+    checked, took = len(mine), sum(a["type"] == "take_discards" for a in mine)
     assert checked > 20 and took > 3  # it takes piles now (the earlier medio about 2 a hand)
 
 
