@@ -56,7 +56,9 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
     expert remembers (unless `remember` is False: esperto without its memory); views carry no
     history. The other levels depend on the view and `rng` alone, except that every level,
     given the record, draws from the stock when the pile has been passing back and forth with
-    nothing drawn or laid down (`stall.ping_pong`), so no hand between computers runs for ever.
+    nothing drawn or laid down (`stall.ping_pong`), so no hand between computers runs for ever;
+    and medio without the record takes a one-card pile only when it pays at once
+    (`strategy.MEDIO_WITHOUT_RECORD`), which ends such a loop from the view alone.
 
     Raises ValueError for an unknown level or when it is not this seat's turn.
     """
