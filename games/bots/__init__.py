@@ -9,7 +9,7 @@ same door as a person's action. Levels:
 
 - ``principiante``: random legal play (prefers melding when it can, like a beginner who melds
   whatever they see);
-- ``medio``: greedy (`strategy.greedy_action`);
+- ``medio``: greedy, playing for points (`strategy.greedy_action` with `strategy.MEDIO`);
 - ``esperto``: samples the hidden cards consistently with the view and looks ahead with the
   greedy player for every seat, within a time budget (`expert.expert_action`).
 
@@ -33,7 +33,7 @@ from games.bots.expert import expert_action
 from games.bots.random_player import random_action
 from games.bots.sparring import sparring_action
 from games.bots.stall import ping_pong
-from games.bots.strategy import greedy_action
+from games.bots.strategy import MEDIO, MEDIO_WITHOUT_RECORD, greedy_action
 
 from .knowledge import determinize
 
@@ -56,7 +56,9 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
     expert remembers (unless `remember` is False: esperto without its memory); views carry no
     history. The other levels depend on the view and `rng` alone, except that every level,
     given the record, draws from the stock when the pile has been passing back and forth with
-    nothing drawn or laid down (`stall.ping_pong`), so no hand between computers runs for ever.
+    nothing drawn or laid down (`stall.ping_pong`), so no hand between computers runs for ever;
+    and medio without the record takes a one-card pile only when it pays at once
+    (`strategy.MEDIO_WITHOUT_RECORD`), which ends such a loop from the view alone.
 
     Raises ValueError for an unknown level or when it is not this seat's turn.
     """
@@ -80,4 +82,5 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
 
         return random_action(game, seat, rng)
 
-    return greedy_action(game, seat, rng)
+    # medio takes lone cards from the pile freely only where the record's guard can end a loop.
+    return greedy_action(game, seat, rng, MEDIO if record is not None else MEDIO_WITHOUT_RECORD)

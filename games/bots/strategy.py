@@ -7,15 +7,19 @@ expert's look-ahead, a sampled game in which each simulated seat again reads onl
 
 The greedy player, one action at a time:
 - draw: takes the discard pile when what it adds to the hand is worth more than the cards it
-  brings (a wild, a new meld, a lay-off, or simply a big pile early on), else the stock;
+  brings (a wild, a new meld, a lay-off, or simply a big pile early on), else the stock; medio
+  (`MEDIO`, issue 31) also counts what the pile would bring the other side if left, and takes
+  nearly every pile that does not cost it;
 - play: lays off natural cards, opens clean melds (longest first), uses a wild only where it
   pays (a burraco, the race to the pozzetto, a spare wild), never spoils a clean burraco;
 - discard: the card worth least to itself and least useful to the opponents (it would lay off
-  on their melds, it is near what they collect), shedding points when it can.
+  on their melds, it is near what they collect; for medio, what it makes of the pile for
+  whoever takes it next, `pile_feed_cost`), shedding points when it can.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -72,16 +76,21 @@ class Params:
     # Playing for points (issue 31): the pile is worth taking, and worth not feeding.
     pile_left_to_them: float = 0.0  # what the pile would bring the other side, if left, counts for taking it
     pile_feed: float = 0.0  # a discard costs this share of what it adds to the pile for the other side
+    lone_card_must_pay: bool = False  # a one-card pile only when it pays this turn (`lone_card_pays`)
 
 
-DEFAULT = Params()
-# Medio playing for points (issue 31, not yet the default): it takes nearly every pile, counts
-# what a pile left behind brings the other side, and judges a discard by what the pile becomes.
-# Against the sparring partner (200 duplicate hands, seed 11) it took 56 piles a hand and lost
-# -52 [-120, 16] a hand, where DEFAULT took 5 and lost -269 [-358, -180]. Not the default yet:
-# it passes the pile back and forth with a player that does the same, so it needs the hand's
-# public record (`stall.ping_pong`) to end such hands, which not every caller gives.
+DEFAULT = Params()  # the cautious weights: esperto's candidates and look-ahead
+# Medio plays for points (issue 31): it takes nearly every pile that pays, counts what a pile
+# left behind brings the other side, and judges a discard by what the pile becomes. Against the
+# sparring partner (200 duplicate hands, seed 11) it took 56 piles a hand and lost -52 [-120, 16]
+# a hand, where DEFAULT took 5 and lost -269 [-358, -180]. Two such players pass a lone card
+# through the pile back and forth: with the hand's public record `stall.ping_pong` ends that
+# (`games.bots.choose_action`); a caller that keeps no record gets MEDIO_WITHOUT_RECORD, which
+# takes a one-card pile only when it pays at once (`lone_card_pays`) and so ends it from the view
+# alone. That costs points (seed 11: -189 [-266, -112] a hand, 5 piles), so it is the fallback.
 PLAYS_FOR_POINTS = Params(take_pile_min_gain=-30.0, pile_left_to_them=1.0, pile_feed=1.0)
+MEDIO = PLAYS_FOR_POINTS  # the level "medio"
+MEDIO_WITHOUT_RECORD = dataclasses.replace(MEDIO, lone_card_must_pay=True)
 MULTI_LAY_OFF_HAND = 5  # the turn search tries every group of cards on a meld from hands this short
 
 
@@ -381,6 +390,55 @@ def pile_worth_to(g: Game, side: int, pile: list[Card], params: Params = DEFAULT
     return hand_value(list(pile), g, side, params) - 2.0 * len(pile)
 
 
+def lone_card_pays(g: Game, seat: int, params: Params = DEFAULT) -> bool:
+    """Is a pile of one card worth taking this turn: a meld or a lay-off follows, or the hand it
+    leaves after the discard is worth more (`hand_value`) than the hand now? When the pile
+    passes back and forth with nothing drawn or laid down, each side takes the single card the
+    other threw (the pile is never longer), the tables stay as they are and so does the worth
+    of the others' hands to them; a player whose hand must gain at each such take can take only
+    finitely many, so it ends the loop from its view alone, record or none (issue 31: two
+    players taking every pile passed it for ever). The turn after the take is the greedy
+    player's own (`finishing_line`, `best_play`, `discard_action`), which reads only the seat's
+    hand, the table and the pile, so the play and the discard found here are the ones it makes.
+
+    >>> from games.engine import Ruleset
+    >>> deal = dict(hands=["7H 8H KD 4C", "5S 5D QS"], stock="QC TS 4S 5C 6C", to_move=0)
+    >>> [lone_card_pays(Game.setup(Ruleset.preset("classico"), discard=d, **deal), 0)
+    ...  for d in ("9H", "KS", "JS")]  # a run to meld; a pair of kings; nothing
+    [True, True, False]
+    """
+    taken = g.copy()
+    taken.apply(seat, {"type": "take_discards"})
+    if finishing_line(taken, seat, params) is not None or best_play(taken, seat, params) is not None:
+        return True
+    thrown = discard_action(taken, seat, params)["card"]
+    rest = _rest(taken.hands[seat], [Card.parse(thrown)])
+    side = side_of(seat)
+    return rest is not None and hand_value(rest, g, side, params) > hand_value(g.hands[seat], g, side, params)
+
+
+def pile_feed_cost(g: Game, seat: int, card: Card, params: Params = MEDIO, *,
+                   pile_now: float | None = None) -> float:
+    """What discarding `card` costs through the pile: whoever takes the pile next gets the card
+    with it, so the discard is judged by what the pile becomes for the other side (its worth
+    with the card less its worth now, `pile_worth_to`, at `params.pile_feed`). Read from the pile
+    and the other side's melds, which everybody sees. medio's discard (`discard_scores`) and the
+    post-game review (`games.services.history.analysis`) share it.
+
+    >>> from games.engine import Ruleset
+    >>> g = Game.setup(Ruleset.preset("classico"), hands=["KH 4C", "5S 6S 7S"], stock="AS",
+    ...                discard="KC KD 9H 3D", to_move=0)
+    >>> pile_feed_cost(g, 0, Card.parse("KH")) > 30.0, pile_feed_cost(g, 0, Card.parse("4C"))
+    (True, 0.0)
+    """
+    if not params.pile_feed:
+        return 0.0
+    other = 1 - side_of(seat)
+    if pile_now is None:
+        pile_now = pile_worth_to(g, other, g.discard_pile, params)
+    return params.pile_feed * max(0.0, pile_worth_to(g, other, [*g.discard_pile, card], params) - pile_now)
+
+
 def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     pile = g.discard_pile
     if not pile:
@@ -391,6 +449,8 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT) -> Action:
     hand = g.hands[seat]
     if pile_finishes(g, seat, params) or pile_brings_burraco(g, seat, params):
         return {"type": "take_discards"}
+    if params.lone_card_must_pay and len(pile) == 1 and not lone_card_pays(g, seat, params):
+        return {"type": "draw"}
     if g.pozzetto_state[side] != "available" and len(hand) <= 3:
         # A short hand after the pozzetto: a pile that allows no legal play (a set that would
         # leave one card without a burraco) is only a card to throw back. Two sides doing that
@@ -585,8 +645,7 @@ def discard_scores(g: Game, seat: int, legal: list[str], params: Params = DEFAUL
     own_set_ranks = {m.low for m in g.table[side] if m.kind == "set"}
     scores: dict[str, float] = {}
     gifts: set[str] = set()
-    pile = list(g.discard_pile)
-    pile_now = pile_worth_to(g, 1 - side, pile, params) if params.pile_feed else 0.0
+    pile_now = pile_worth_to(g, 1 - side, g.discard_pile, params) if params.pile_feed else 0.0
     for text in legal:
         c = Card.parse(text)
         if c.is_wild:
@@ -617,8 +676,7 @@ def discard_scores(g: Game, seat: int, legal: list[str], params: Params = DEFAUL
                     if q in pile_suit:
                         danger += w
         if params.pile_feed:
-            # Whoever takes the pile next gets this card with it: judge what the pile becomes.
-            danger += params.pile_feed * max(0.0, pile_worth_to(g, 1 - side, pile + [c], params) - pile_now)
+            danger += pile_feed_cost(g, seat, c, params, pile_now=pile_now)
         scores[text] = keep + danger - params.shed_points * c.points
         if burraco:
             gifts.add(text)
@@ -855,8 +913,11 @@ def finishing_line(g: Game, seat: int, params: Params = DEFAULT, *, prune: bool 
     return best[1] if best else None
 
 
-def greedy_action(g: Game, seat: int, rng: random.Random | None = None, params: Params = DEFAULT) -> Action:
-    """The greedy player's next action for `seat` in `g`."""
+def greedy_action(g: Game, seat: int, rng: random.Random | None = None,
+                  params: Params = MEDIO_WITHOUT_RECORD) -> Action:
+    """The greedy player's next action for `seat` in `g`: medio's weights unless given, those
+    that end a pile passed back and forth without the record's guard (`choose_action` gives
+    `MEDIO` with the record)."""
     if g.phase == "draw":
         return draw_action(g, seat, params)
     line = finishing_line(g, seat, params)

@@ -11,12 +11,13 @@ from tests.bots.helpers import medio_positions
 
 def test_rollout_player_is_the_greedy_player_when_the_opponent_is_medio():
     """The remembered and skipped turn searches change no choice: with the other side taking
-    piles as medio does, every action is `greedy_action`'s, in every position (the same
-    player, remembered across the positions of several hands)."""
+    piles as medio does, every action is `greedy_action`'s with the same weights (esperto's
+    cautious `DEFAULT`, not medio's), in every position (the same player, remembered across the
+    positions of several hands)."""
     player = expert.RolloutPlayer(strategy.DEFAULT, 0, opponent_takes_usable=0)
     compared = lines = 0
     for game, seat in medio_positions(6, 131):
-        want = strategy.greedy_action(game, seat, random.Random(1))
+        want = strategy.greedy_action(game, seat, random.Random(1), strategy.DEFAULT)
         assert player.action(game, seat, random.Random(1)) == want
         compared += 1
         lines += game.phase == "play" and strategy.finishing_line(game, seat) is not None
@@ -206,7 +207,7 @@ def test_when_not_even_one_world_fits_the_greedy_choice_stands(monkeypatch):
     action = expert.expert_action(view, random.Random(1), budget_seconds=expert.DEFAULT_BUDGET_SECONDS)
     assert calls[0] == 1
     game = knowledge.determinize(view, random.Random(0))
-    assert action == strategy.greedy_action(game, view["seat"])
+    assert action == strategy.greedy_action(game, view["seat"], None, strategy.DEFAULT)
 
 
 def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypatch):

@@ -21,14 +21,15 @@ def _plays_wild(action: dict) -> bool:
 
 
 def test_turn_plan_is_the_greedy_players_turn():
-    """Played out, the plan is exactly what medio does, action after action, to its discard (or
-    to the pozzetto, after which the cards are not known)."""
+    """Played out, the plan is exactly what the greedy player does with esperto's weights
+    (`strategy.DEFAULT`, not medio's), action after action, to its discard (or to the pozzetto,
+    after which the cards are not known)."""
     plans = 0
     for game, seat in _play_positions(3, 17):
         plan = expert.turn_plan(game, seat)
         g = game.copy()
         for action in plan:
-            assert action == strategy.greedy_action(g, seat)
+            assert action == strategy.greedy_action(g, seat, None, strategy.DEFAULT)
             g.apply(seat, action)
         assert plan[-1]["type"] == "discard" or g.hand_over or g.pozzetto_state != game.pozzetto_state
         plans += 1

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import random
 
-from games.bots import choose_action
+from games.bots import choose_action, strategy
 from games.bots.lab import tournament
-from games.engine import Game, Ruleset, full_deck
+from games.engine import Card, Game, Ruleset, full_deck
+from tests.bots.helpers import same_on_a_twin
 
 RULES = Ruleset.preset("classico")
 BURRACO = "3D 4D 5D 6D 7D 8D 9D"
@@ -91,9 +92,15 @@ def test_a_safe_discard_rather_than_one_that_feeds_their_melds():
     game = Game.setup(RULES, hands=["AS 7S 6S AC 7C 6C KC", "3C 4C 5C"], stock="JS QD QC",
                       discard="4S 4S", to_move=0,
                       melds=[[], ["AD AD AH", "JC JD JH", "KD KH KS", "3H 4H 5H 6H 7H"]])
+    before = game.copy()
     actions = turn(game)
     assert actions[-1]["type"] == "discard"
-    assert actions[-1]["card"] in ("7S", "6S", "7C", "6C"), actions
+    # Playing for points (issue 31) medio now takes the pair of fours (left, it is theirs with our
+    # discard on top) and throws one back: a card none of their melds takes, as the test asks.
+    # The earlier medio drew and threw a six or a seven; the jack is still never thrown.
+    assert actions[0] == {"type": "take_discards"}, actions
+    thrown = Card.parse(actions[-1]["card"])
+    assert thrown.text != "JS" and not strategy.opponents_can_take(before, 0, thrown)[0], actions
 
 
 def test_never_completes_their_burraco_when_another_discard_is_safe():
@@ -195,3 +202,37 @@ def test_takes_a_long_pile_that_completes_a_burraco():
     actions = turn(game)
     assert actions[0] == {"type": "take_discards"}, actions
     assert game.has_burraco(0), actions
+
+
+def test_playing_for_points_it_reads_only_its_view_and_the_public_record():
+    """Issue 31: medio now weighs what the pile brings the other side. At each of its decisions
+    in a hand against the sparring partner, a twin game that deals every hidden card differently
+    but shows the seat the same view and the same public record gets the same action."""
+    mine = same_on_a_twin("medio", "sparring", deal_seed=23, rng_seed=6)
+    checked, took = len(mine), sum(a["type"] == "take_discards" for a in mine)
+    assert checked > 20 and took > 3  # it takes piles now (the earlier medio about 2 a hand)
+
+
+def test_without_the_record_it_takes_a_lone_card_only_when_it_pays():
+    """With the record, `stall.ping_pong` ends a pile passed back and forth, so medio takes a lone
+    card for what it denies the others; without it, only when the card plays at once or improves
+    the hand (`strategy.lone_card_pays`), which ends such a loop from the view alone."""
+    hands = ["7H 8H KD 4C TS QC 5D", "5S 5H QS 3C 9D JD 6C"]
+    stock = " ".join(filler(20, " ".join(hands) + " 6S"))
+    game = Game.setup(RULES, hands=hands, stock=stock, discard="6S", to_move=0)
+    assert not strategy.lone_card_pays(game, 0, strategy.MEDIO_WITHOUT_RECORD)
+    assert choose_action(game.view(0), "medio", random.Random(0)) == {"type": "draw"}
+    with_record = choose_action(game.view(0), "medio", random.Random(0), record=game.public_record())
+    assert with_record == {"type": "take_discards"}
+
+
+def test_for_points_against_itself_without_the_record_every_hand_ends():
+    for seed in range(4):
+        game = Game.new(Ruleset.preset("classico", target=None), rng=random.Random(seed))
+        rng = random.Random(seed)
+        for _ in range(1500):
+            if game.hand_over:
+                break
+            seat = game.to_move
+            game.apply(seat, choose_action(game.view(seat), "medio", rng))
+        assert game.hand_over, seed

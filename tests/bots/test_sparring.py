@@ -5,32 +5,16 @@ from __future__ import annotations
 
 import random
 
-from games.bots import LEVELS, choose_action, knowledge, sparring
+from games.bots import LEVELS, sparring
 from games.engine import Game, Ruleset
+from tests.bots.helpers import same_on_a_twin
 
 
 def test_it_decides_the_same_whatever_the_hidden_cards_along_a_hand():
     """At each of its decisions in a hand against medio, a twin game that deals every hidden card
     differently (the others' hands, the stock, the pozzetti) but shows the seat the same view and
     the same public record gets the same action."""
-    game = Game.new(Ruleset.preset("classico", target=None), rng=random.Random(21))
-    rng = random.Random(4)
-    checked = 0
-    while not game.hand_over and len(game.actions) < 400:
-        seat = game.to_move
-        view = game.view(seat)
-        record = game.public_record()
-        if seat == 0:
-            twin_view = knowledge.determinize(view, random.Random(len(game.actions))).view(seat)
-            twin_view["version"] = view["version"]  # the twin has no history of its own
-            assert twin_view == view
-            seed = rng.getrandbits(32)
-            mine = choose_action(view, "sparring", random.Random(seed), record=record)
-            assert choose_action(twin_view, "sparring", random.Random(seed), record=record) == mine
-            checked += 1
-            game.apply(seat, mine)
-        else:
-            game.apply(seat, choose_action(view, "medio", rng, record=record))
+    checked = len(same_on_a_twin("sparring", "medio", deal_seed=21, rng_seed=4))
     assert checked > 20
 
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from games.bots.knowledge import determinize
-from games.engine import replay
+from games.engine import Game, Ruleset, replay
 from games.models import Analysis, Move
 from games.selectors.replays import build_hand_replay
 from games.services.history import analysis
@@ -247,3 +247,26 @@ def test_a_skipped_review_says_so_on_the_replay_and_can_be_asked_for(client, set
     # An automatic review left waiting past its expiry reads as skipped too (the task will skip it).
     Analysis.objects.filter(game=first).update(requested_at=timezone.now() - timedelta(days=1))
     assert "Analisi saltata" in client.get(f"/storico/partita/{first.pk}/replay/").content.decode()
+
+
+def test_a_discard_that_feeds_the_pile_is_now_marked():
+    """Issue 31: a pile left to the opponent is a cost. Throwing the king of hearts onto a pile
+    holding the kings of clubs and diamonds hands whoever takes it a set of kings. The review
+    before (esperto's look-ahead alone, whose opponent seldom takes a ten-card pile) found it as
+    good as the four of clubs; with medio's judgement of what the pile becomes
+    (`strategy.pile_feed_cost`) it is marked, the four of clubs the better card."""
+    game = Game.setup(Ruleset.preset("classico"), hands=["KH 4C 9S 9D 6H 7H", "3S 5C 8D TC JD QC AS 4D 6S 2C JC"],
+                      stock="5S 7S 8S 3H 4H 5D 6D 7D 8C 9C TD QH QD AH AC 3C 6C TS",
+                      discard="KC KD 5H 3D 7C JH 4S 8H 2D TH", to_move=0)
+    game.apply(0, {"type": "draw"})
+    view = game.view(0)
+    feeding = {"type": "discard", "card": "KH"}
+    before = analysis.review_decision(view, feeding, random.Random(5), worlds=WORLDS, feed=False)
+    now = analysis.review_decision(view, feeding, random.Random(5), worlds=WORLDS)
+    assert before["gain"] < analysis.MARK_MIN_GAIN  # approved then
+    assert now["gain"] >= analysis.MARK_MIN_GAIN and now["best"] == {"type": "discard", "card": "4C"}
+    # The pile's worth to the other side changed the verdict: the king lost 40 points, the four
+    # of clubs (a pair with the pile's four of spades, little to them) 2.
+    king = [max(r["values"]) - r["gain"] for r in (before, now)]
+    four = [max(r["values"]) for r in (before, now)]
+    assert king[0] - king[1] >= 2 * analysis.MARK_MIN_GAIN and four[0] - four[1] < analysis.MARK_MIN_GAIN / 4

@@ -10,7 +10,9 @@ looks a few turns ahead, exactly as esperto does at the table. So a decision is 
 the player could know then, never by the cards that were really hidden.
 
 The alternatives: at the draw, the stock against the discard pile; at the discard, the card
-played against esperto's four best discards. A decision is marked when the best alternative was
+played against esperto's four best discards, each less what the pile it leaves is worth to the
+other side as medio judges it (`strategy.pile_feed_cost`, shared with medio's own discard): a
+pile left to the opponent is a cost (issue 31). A decision is marked when the best alternative was
 worth at least `MARK_MIN_GAIN` points more on average; each person keeps the `NOTES_PER_KIND`
 costliest draws and the costliest discards of each hand. The review is repeatable: each
 decision's sampling is seeded from the game, hand and step.
@@ -36,7 +38,8 @@ from django.utils.translation import gettext as _
 
 from games.bots.expert import candidate_values, ranked_discards
 from games.bots.knowledge import determinize
-from games.engine import replay
+from games.bots.strategy import MEDIO, pile_feed_cost
+from games.engine import Card, replay
 from games.models import Analysis, Game, Hand, Move, Seat
 from games.selectors.replays import card_short
 from games.services.errors import ServiceError
@@ -58,14 +61,15 @@ def worlds_per_decision() -> int:
 
 
 def review_decision(view: dict[str, Any], action: Action, rng: random.Random, *, worlds: int,
-                    record: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+                    record: list[dict[str, Any]] | None = None, feed: bool = True) -> dict[str, Any] | None:
     """What the played `action` cost at the position of `view` (the acting seat's own view) and
     the hand's public `record` up to then (`Game.public_record`: what everybody had seen).
 
     Returns {"kind", "chosen", "best", "gain", "values"} or None when there was nothing to
     choose (a single legal draw, a meld or lay-off, one card left to discard). `gain` >= 0 is
     how many points the best alternative was worth over the chosen one, on average over the
-    sampled worlds.
+    sampled worlds. A discard's value also counts what the pile it leaves is worth to the other
+    side (`strategy.pile_feed_cost` at medio's weights; `feed=False`: the review before issue 31).
     """
     kind = action.get("type")
     seat = view["seat"]
@@ -91,6 +95,12 @@ def review_decision(view: dict[str, Any], action: Action, rng: random.Random, *,
     else:
         return None
     values = candidate_values(view, candidates, rng, worlds=worlds, record=record)
+    if review_kind == "discard" and feed:
+        # A pile left to the opponent is a cost (issue 31): medio's own judgement of what each
+        # card makes of the pile for the other side, which esperto's look-ahead, whose
+        # opponent seldom takes a long pile, does not see.
+        values = [v - pile_feed_cost(game, seat, Card.parse(c["card"]), MEDIO)
+                  for v, c in zip(values, candidates, strict=True)]
     best = max(range(len(candidates)), key=lambda i: (values[i], i == chosen))
     return {
         "kind": review_kind,
