@@ -93,23 +93,43 @@ def test_computer_answers_every_human_move_to_the_end_of_the_hand():
     assert moves.filter(seat=1, action__type="discard").exists() or game.result["end_reason"] == "closed"
 
 
-def test_a_lost_computer_move_is_played_by_the_schedulers_safety_net(monkeypatch):
+def _persons_turn_played_with(monkeypatch, apply_async):
+    """The person plays a turn while this process queues the computer's move with `apply_async`;
+    returns the table and the game's version after the turn (the computer to move)."""
     table, user = human_against_computer()
-    game = wait_for(lambda: humans_turn(table), what="the person's turn")
-
-    def broker_down(*args, **kwargs):
-        raise ConnectionError("the broker is down")
-
-    # This process cannot queue the computer's move after the person's turn (the worker can).
-    monkeypatch.setattr(tasks.computer_move, "apply_async", broker_down)
+    wait_for(lambda: humans_turn(table), what="the person's turn")
+    monkeypatch.setattr(tasks.computer_move, "apply_async", apply_async)
     play_own_turn(table, user, random.Random(2))
     game = game_of(table)
     if game.finished:
         pytest.skip("the person closed the hand in one turn")
-    version = game.version
     assert game.to_move == 1
+    return table, game
+
+
+def test_a_computer_move_that_could_not_be_queued_is_played_by_the_scheduler_at_once(monkeypatch):
+    def broker_down(*args, **kwargs):
+        raise ConnectionError("the broker is down")
+
+    # This process cannot queue the computer's move after the person's turn (the worker can). No
+    # task is coming, so the move is due for the scheduler when the computer's pause is over (0
+    # here), not after COMPUTER_SLACK_SECONDS, which is meant for a task that is only late: the
+    # clock is not moved on.
+    table, game = _persons_turn_played_with(monkeypatch, broker_down)
+    version = game.version
+    wait_for(lambda: game_of(table).version > version, timeout=5, what="the scheduler to play the computer's move")
+    assert Move.objects.get(game=game, seq=version + 1).actor == "computer"
+    wait_for(lambda: humans_turn(table), what="the computer to finish its turn")
+
+
+def test_a_queued_computer_move_that_is_lost_is_played_by_the_schedulers_safety_net(monkeypatch):
+    def queued_and_lost(*args, **kwargs):
+        return None  # the broker took it, and the task never ran (a worker lost with it)
+
+    table, game = _persons_turn_played_with(monkeypatch, queued_and_lost)
+    version = game.version
     scheduler_ticks(3)
-    assert game_of(table).version == version  # not due yet: nobody plays it
+    assert game_of(table).version == version  # not due yet: the task may only be late
     clock.advance(turns.COMPUTER_SLACK_SECONDS + 1)
     wait_for(lambda: game_of(table).version > version, timeout=5, what="the scheduler to play the computer's move")
     assert Move.objects.get(game=game, seq=version + 1).actor == "computer"
