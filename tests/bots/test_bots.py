@@ -172,7 +172,10 @@ def test_short_tournament_orders_the_levels():
     """Loose on purpose (20 hands): the real figures are in docs/performance.md."""
     medio = tournament.run("medio", "principiante", games=20, seed=3)
     assert medio["games"] == 20 and medio["wins_a"] + medio["wins_b"] + medio["draws"] == 20
-    assert medio["wins_a"] >= 14, medio
+    # medio plays for points (issue 31): hands won is not what it aims at (12 of 20 on this seed),
+    # the margin is, and its interval over these hands must be above nothing.
+    assert medio["wins_a"] > medio["wins_b"], medio
+    assert medio["margin_per_hand_ci95"][0] > 0, medio
     assert medio["mean_score_diff"] > 150
     assert medio["decision_ms_a"]["decisions"] > 0 and medio["decision_ms_a"]["p99"] is not None
 

@@ -1,12 +1,20 @@
 """The hosts test bed (games/benchmarks/hosts.py) for the tests of this folder: up once for the
 module, down at the end. It needs root, iproute2, nftables, nginx, RabbitMQ and PostgreSQL's
-server programs: in CI a missing one fails the run, elsewhere it is an explicit skip."""
+server programs: in CI a missing one fails the run, elsewhere it is an explicit skip.
+
+There is one bed per machine (fixed namespaces and addresses), and CI's slow step spreads tests
+over two workers: a module holds a lock on the bed from bringing it up to taking it down, so a
+second module waits its turn instead of cutting links under the first one's tables (which is how
+CI's run of e707d96 failed). Each test here allows for that wait in its timeout."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -20,8 +28,10 @@ def bed() -> Iterator[dict[str, str]]:
     for tool, package in (("ip", "iproute2"), ("nft", "nftables"), ("nginx", "nginx"),
                           ("rabbitmq-server", "rabbitmq-server"), ("redis-server", "redis-server")):
         prerequisite(shutil.which(tool) is not None, f"{tool} was not found (apt-get install {package})")
-    hosts.down()  # whatever an interrupted run left
-    try:
-        yield hosts.up()
-    finally:
-        hosts.down()
+    with open(Path(tempfile.gettempdir()) / "burraco-hosts-bed.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, after the bed is down
+        hosts.down()  # whatever an interrupted run left
+        try:
+            yield hosts.up()
+        finally:
+            hosts.down()

@@ -22,7 +22,8 @@ from games.benchmarks import hosts
 from tests.faults.harness import CLOSE_MOVE_ON, Db, Play, Table, recovery
 from tests.hosts.test_faults_across_hosts import BACK_WITHIN, moves_between, on_six_tables, played_on
 
-pytestmark = pytest.mark.slow
+# The bed is brought up for the module (about 90 s) and may first be waited for (conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CUT_SECONDS = 60
 
