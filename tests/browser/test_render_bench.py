@@ -65,7 +65,10 @@ def test_render_time_per_event(live_site, browser):
     anna, bruno = make_user("anna"), make_user("bruno")
     table = create_table(creator=anna, ruleset=Ruleset.preset("classico", draw_seconds=300, play_seconds=300))
     sit(table_id=table.pk, user=bruno, position=1)
-    frames = fixed_frames()
+    # RENDER_FRAMES=<path>: frames saved as JSON, so that two trees whose computer players differ
+    # are measured on the same work.
+    saved = os.environ.get("RENDER_FRAMES")
+    frames = json.loads(Path(saved).read_text()) if saved else fixed_frames()
     results = {}
     for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         context, page = signed_in_page(browser, live_site, anna, viewport)
