@@ -12,6 +12,18 @@ table every `--pace` s. Each run's JSON (the load figures, the CPU of each host'
 how often its quota throttled them, `uptime` before and after) goes to --out; the summary printed
 at the end gives, for each round trip and app-host count, the most tables whose actions were all
 confirmed at p99 <= --p99-ms, and the two-host / one-host ratio (both measured in this sweep).
+
+For the ratio on a machine others keep busy, search rather than sweep, several times over:
+
+    python -m games.benchmarks.hosts_bench --bisect 200,800 --apps 1,2 --rtt 2 --repeat 3 \
+        --seconds 45 --name 2026-12-07-s6-hosts
+
+--bisect LO,HI bisects (geometrically, to --resolution) the table count between LO (assumed
+carried, not run) and HI (assumed not, not run) for one app host, and between n times those for n
+app hosts; the app-host counts take turns run by run (1, 2, 1, 2...) so that what the neighbours
+do to the machine hits both alike, and --repeat does the whole search again. The summary gives
+each repetition's most tables carried, the smallest count that was not, and the ratio, then the
+median and range of the ratios.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -115,6 +128,66 @@ def carried(load: dict, p99_ms: float) -> bool:
             and load["round_trip"]["p99_ms"] is not None and load["round_trip"]["p99_ms"] <= p99_ms)
 
 
+def _record(args, rtt: float, apps: int, count: int, repetition: int | None, stamp: int) -> dict:
+    """One run, its JSON written to --out; returns the line the summary keeps."""
+    rep = "" if repetition is None else f"-rep{repetition}"
+    report = one_run(count, apps, rtt, args, prefix=f"hb{stamp}r{rtt:g}a{apps}t{count}{rep}-")
+    report["options"]["repetition"] = repetition
+    path = args.out / f"{args.name}-{rtt:g}ms-{apps}-app-hosts-{count}-tables{rep}.json"
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    load = report["load"]
+    line = {"p99_ms": load["round_trip"]["p99_ms"], "p50_ms": load["round_trip"]["p50_ms"],
+            "confirmed": f"{load['actions_confirmed']}/{load['actions_sent']}",
+            "carried": carried(load, args.p99_ms), "throttled": report["throttled"],
+            "uptime_before": report["uptime_before"], "uptime_after": report["uptime_after"],
+            "json": str(path)}
+    print(json.dumps({f"{rtt:g}ms-{apps}-app{rep}": {count: line}}), flush=True)
+    return line
+
+
+def _next_count(lo: int, hi: int, resolution: float) -> int | None:
+    """The geometric middle of (lo, hi) rounded to 10 tables, or None once hi/lo is within
+    1 + resolution (or no round count lies between)."""
+    if hi <= lo * (1 + resolution):
+        return None
+    mid = int(round((lo * hi) ** 0.5 / 10) * 10)
+    return mid if lo < mid < hi else None
+
+
+def bisect(args, rtt: float, app_counts: list[int], repetition: int, stamp: int) -> dict:
+    """One repetition of the search at one round trip, the app-host counts taking turns."""
+    lo0, hi0 = (int(x) for x in args.bisect.split(","))
+    bounds = {apps: [lo0 * apps, hi0 * apps] for apps in app_counts}
+    runs: dict[int, dict] = {apps: {} for apps in app_counts}
+    while True:
+        stepped = False
+        for apps in app_counts:
+            lo, hi = bounds[apps]
+            count = _next_count(lo, hi, args.resolution)
+            if count is None:
+                continue
+            hosts.start_edge(hosts.APP_HOSTS[:apps])
+            line = _record(args, rtt, apps, count, repetition, stamp)
+            runs[apps][count] = line
+            bounds[apps][0 if line["carried"] else 1] = count
+            stepped = True
+        if not stepped:
+            break
+    result = {}
+    for apps in app_counts:
+        lo, hi = bounds[apps]
+        result[f"{apps}-app"] = {"carried": lo, "not_carried": hi,
+                                 "carried_was_run": lo in runs[apps], "not_carried_was_run": hi in runs[apps],
+                                 "runs": runs[apps]}
+    one, two = result.get("1-app"), result.get("2-app")
+    if one and two:
+        result["ratio_two_to_one"] = round(two["carried"] / one["carried"], 2)
+        # The ratio's bracket from the search's resolution: both ends are between carried and not.
+        result["ratio_bracket"] = [round(two["carried"] / one["not_carried"], 2),
+                                   round(two["not_carried"] / one["carried"], 2)]
+    return result
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", default="100,200,300", help="table counts to step through, ascending")
@@ -126,6 +199,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--p99-ms", type=float, default=150.0)
     parser.add_argument("--out", type=Path, default=Path("docs/bench"))
     parser.add_argument("--name", default=time.strftime("%Y-%m-%d") + "-hosts")
+    parser.add_argument("--bisect", help="LO,HI: search the table count between these for one app host "
+                        "(n times them for n app hosts) instead of stepping through --tables")
+    parser.add_argument("--resolution", type=float, default=0.15,
+                        help="with --bisect: stop once the count not carried is within this of the one carried")
+    parser.add_argument("--repeat", type=int, default=1, help="with --bisect: repetitions of the whole search")
     args = parser.parse_args(argv)
     hosts.require_root()
     if not hosts.network_is_up() or "nginx" not in hosts._state()["processes"]:
@@ -137,6 +215,23 @@ def main(argv: list[str]) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, dict] = {}
     stamp = int(time.time())
+    if args.bisect:
+        app_counts = [int(x) for x in args.apps.split(",")]
+        for rtt in (float(x) for x in args.rtt.split(",")):
+            reps = [bisect(args, rtt, app_counts, r, stamp) for r in range(1, args.repeat + 1)]
+            ratios = sorted(r["ratio_two_to_one"] for r in reps if "ratio_two_to_one" in r)
+            summary[f"{rtt:g}ms"] = {
+                "repetitions": reps,
+                "carried": {f"{a}-app": [r[f"{a}-app"]["carried"] for r in reps] for a in app_counts},
+                "ratios": [r.get("ratio_two_to_one") for r in reps],
+                "ratio_median": statistics.median(ratios) if ratios else None,
+                "ratio_range": [ratios[0], ratios[-1]] if ratios else None}
+            print(json.dumps({f"{rtt:g}ms": {k: v for k, v in summary[f"{rtt:g}ms"].items() if k != "repetitions"}}),
+                  flush=True)
+        hosts.start_edge()
+        (args.out / f"{args.name}-summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+        print(json.dumps(summary, indent=1))
+        return 0
     for rtt in (float(x) for x in args.rtt.split(",")):
         for apps in (int(x) for x in args.apps.split(",")):
             hosts.start_edge(hosts.APP_HOSTS[:apps])
