@@ -15,8 +15,8 @@ confirmed at p99 <= --p99-ms, and the two-host / one-host ratio (both measured i
 
 For the ratio on a machine others keep busy, search rather than sweep, several times over:
 
-    python -m games.benchmarks.hosts_bench --bisect 200,800 --apps 1,2 --rtt 2 --repeat 3 \
-        --seconds 45 --name 2026-12-07-s6-hosts
+    python -m games.benchmarks.hosts_bench --bisect 200,800 --resolution 0.15 --apps 1,2 --rtt 2 \\
+        --repeat 3 --seconds 40 --name 2026-12-07-s6-hosts
 
 --bisect LO,HI bisects (geometrically, to --resolution) the table count between LO (assumed
 carried, not run) and HI (assumed not, not run) for one app host, and between n times those for n
@@ -24,6 +24,13 @@ app hosts; the app-host counts take turns run by run (1, 2, 1, 2...) so that wha
 do to the machine hits both alike, and --repeat does the whole search again. The summary gives
 each repetition's most tables carried, the smallest count that was not, and the ratio, then the
 median and range of the ratios.
+
+By default every run opens its sockets within --connect-seconds (10 s) whatever the table count:
+about 10 ms of an app host's CPU per socket, so at 680 tables one host at half a core took 42 s
+to answer its 1,360 handshakes and closed 30 sockets (1011) before play began. One
+app host at N tables and two at 2N take the same storm per app host, but the machine's shared
+parts (data host, relays, nginx, the players) take twice as much with two. --connect-rate
+spreads the handshakes (e.g. 40 sockets a second per app host) so that the runs measure play.
 """
 
 from __future__ import annotations
@@ -62,6 +69,10 @@ def throttled(name: str) -> dict[str, float]:
             "throttled_seconds": round(int(stat.get("throttled_time", 0)) / 1e9, 2)}
 
 
+def _minus(after: dict[str, float], before: dict[str, float]) -> dict[str, float]:
+    return {k: round(v - before.get(k, 0), 2) for k, v in after.items()}
+
+
 def measure() -> dict[str, float]:
     cpu = {name: cpu_seconds(hosts._pids_of(name)) for name in ("app1", "app2", "data", "edge")}
     cpu["wan_relays"] = cpu_seconds(_relays())
@@ -75,7 +86,8 @@ def _relays() -> list[int]:
 def one_run(count: int, apps: int, rtt_ms: float, args, prefix: str) -> dict:
     from games.benchmarks import live
 
-    for name, cores in QUOTAS.items():
+    quotas = QUOTAS | ({app: args.app_quota for app in hosts.APP_HOSTS} if args.app_quota else {})
+    for name, cores in quotas.items():
         hosts.cpu_quota(name, cores, SHARES)
     # Not capped, but weighted alike: the players (this process), nginx, and the WAN relays, which
     # stand for the network and must not be what the neighbours slow down.
@@ -85,6 +97,9 @@ def one_run(count: int, apps: int, rtt_ms: float, args, prefix: str) -> dict:
     for app in hosts.APP_HOSTS:
         hosts.delay(app, rtt_ms / 2)
     before = {name: throttled(name) for name in QUOTAS}
+    connect_seconds = args.connect_seconds
+    if args.connect_rate:
+        connect_seconds = max(connect_seconds, 2 * count / (args.connect_rate * apps))
     tables = live.prepare_tables(count, prefix=prefix)
     ids = [t["id"] for t in tables]
     live.cache_sessions(hosts.data_urls()["REDIS_URL"], [s for t in tables for s in t["sessions"]])
@@ -92,13 +107,24 @@ def one_run(count: int, apps: int, rtt_ms: float, args, prefix: str) -> dict:
     time.sleep(2)
     report = {"machine": live.machine(), "uptime_before": uptime(),
               "options": {"tables": count, "app_hosts": apps, "rtt_ms": rtt_ms, "pace": args.pace,
-                          "seconds": args.seconds, "connect_seconds": args.connect_seconds,
-                          "cpu_quota_cores": QUOTAS, "through": "nginx on edge from clients"}}
+                          "seconds": args.seconds, "connect_seconds": round(connect_seconds, 1),
+                          "connect_rate_per_app_host": args.connect_rate,
+                          "cpu_quota_cores": quotas, "through": "nginx on edge from clients"}}
+    at_play: dict[str, dict] = {}
+
+    def before_play() -> None:
+        _in_thread(live.restart_clocks, ids)
+        at_play.update({name: throttled(name) for name in QUOTAS})
+
     report["load"] = hosts.in_host("clients", asyncio.run, live.run_load(
-        tables, [80], pace=args.pace, seconds=args.seconds, connect_seconds=args.connect_seconds, measure=measure,
-        before_play=lambda: _in_thread(live.restart_clocks, ids), address=hosts.host("edge").address))
+        tables, [80], pace=args.pace, seconds=args.seconds, connect_seconds=connect_seconds, measure=measure,
+        before_play=before_play, address=hosts.host("edge").address))
     _put_away(ids)
-    report["throttled"] = {name: {k: v - before[name].get(k, 0) for k, v in throttled(name).items()} for name in QUOTAS}
+    after = {name: throttled(name) for name in QUOTAS}
+    report["throttled"] = {name: _minus(after[name], before[name]) for name in QUOTAS}
+    # From the start of play to the players' last close: what the quota did to the measured
+    # actions, without the handshakes' burst (which alone can spend the quota for seconds).
+    report["throttled_in_play"] = {name: _minus(after[name], at_play.get(name, {})) for name in QUOTAS}
     report["uptime_after"] = uptime()
     report["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     return report
@@ -139,6 +165,7 @@ def _record(args, rtt: float, apps: int, count: int, repetition: int | None, sta
     line = {"p99_ms": load["round_trip"]["p99_ms"], "p50_ms": load["round_trip"]["p50_ms"],
             "confirmed": f"{load['actions_confirmed']}/{load['actions_sent']}",
             "carried": carried(load, args.p99_ms), "throttled": report["throttled"],
+            "throttled_in_play": report["throttled_in_play"],
             "uptime_before": report["uptime_before"], "uptime_after": report["uptime_after"],
             "json": str(path)}
     print(json.dumps({f"{rtt:g}ms-{apps}-app{rep}": {count: line}}), flush=True)
@@ -196,6 +223,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pace", type=float, default=5.0)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--connect-seconds", type=float, default=10.0)
+    parser.add_argument("--connect-rate", type=float, default=0.0,
+                        help="sockets opened per second per app host: the connect phase lasts 2 x tables / "
+                        "(rate x app hosts) s if that is longer than --connect-seconds (0: always --connect-seconds)")
+    parser.add_argument("--app-quota", type=float, default=0.0,
+                        help="cores per app host instead of QUOTAS' 0.5: smaller, so that two app hosts at their "
+                        "quota leave room on this two-core machine for the shared parts and the neighbours")
     parser.add_argument("--p99-ms", type=float, default=150.0)
     parser.add_argument("--out", type=Path, default=Path("docs/bench"))
     parser.add_argument("--name", default=time.strftime("%Y-%m-%d") + "-hosts")
