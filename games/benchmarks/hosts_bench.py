@@ -1,7 +1,8 @@
 """The load benchmark across hosts (issue 32): bench_live's players (games/benchmarks/live.py) on
 the clients host, through nginx on the edge, to one and then two app hosts of the test bed
 (games/benchmarks/hosts.py), each host under a fixed CPU quota, with a 2 ms and a 20 ms round
-trip between the app hosts and the data host. Root only; brings the bed up if it is not.
+trip between the app hosts and the data host. Root only; brings the bed up if it is not, and
+refuses to start while another benchmark or a hosts test holds the bed's lock.
 
     python -m games.benchmarks.hosts_bench --tables 100,200,300 --rtt 2,20 --apps 1,2 \\
         --seconds 30 --out docs/bench
@@ -37,11 +38,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -239,6 +242,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="with --bisect: repetitions of the whole search")
     args = parser.parse_args(argv)
     hosts.require_root()
+    # The bed is one per machine: the hosts tests hold this lock from bringing it up to taking it
+    # down (tests/hosts/conftest.py), and so does a benchmark, which refuses rather than waits.
+    # Two benchmarks at once each set nginx's upstreams and the quotas for their own runs, and
+    # the bed's state ended up naming a dead nginx while a stray one served both app hosts.
+    lock = open(Path(tempfile.gettempdir()) / "burraco-hosts-bed.lock", "w")  # noqa: SIM115 - held until exit
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"the bed is in use (a benchmark or a hosts test holds {lock.name})", file=sys.stderr)
+        return 1
     if not hosts.network_is_up() or "nginx" not in hosts._state()["processes"]:
         hosts.up()
     os.environ.update(hosts.app_env())
