@@ -8,8 +8,9 @@ expert's look-ahead, a sampled game in which each simulated seat again reads onl
 The greedy player, one action at a time:
 - draw: takes the discard pile when what it adds to the hand is worth more than the cards it
   brings (a wild, a new meld, a lay-off, or simply a big pile early on), else the stock; medio
-  (`MEDIO`, issue 31) also counts what the pile would bring the other side if left, and takes
-  nearly every pile that does not cost it;
+  (`MEDIO`, issue 31) instead plays its turn on a copy after the pile and after a stock card
+  (the sparring partner's rule, `Params.take_on_copy`), counts what the pile would bring the
+  other side if left, and takes nearly every pile that does not cost it;
 - play: lays off natural cards, opens clean melds (longest first), uses a wild only where it
   pays (a burraco, the race to the pozzetto, a spare wild), never spoils a clean burraco;
 - discard: the card worth least to itself and least useful to the opponents (it would lay off
