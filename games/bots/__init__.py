@@ -35,7 +35,7 @@ from games.bots.sparring import sparring_action
 from games.bots.stall import ping_pong
 from games.bots.strategy import MEDIO, MEDIO_WITHOUT_RECORD, greedy_action
 
-from .knowledge import determinize
+from .knowledge import determinize, memory_of
 
 LEVELS = ("principiante", "medio", "esperto")
 # The levels a measurement may seat: the site's, and the sparring partner of issue 31, which
@@ -83,4 +83,12 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
         return random_action(game, seat, rng)
 
     # medio takes lone cards from the pile freely only where the record's guard can end a loop.
-    return greedy_action(game, seat, rng, MEDIO if record is not None else MEDIO_WITHOUT_RECORD)
+    if record is None:
+        return greedy_action(game, seat, rng, MEDIO_WITHOUT_RECORD)
+    known: list[Any] = []
+    if MEDIO.reads_record:
+        # The next player takes the pile we leave or make: what it is known to hold counts.
+        memory = memory_of(view, record)
+        if memory is not None:
+            known = memory.known.get((seat + 1) % view["players"], [])
+    return greedy_action(game, seat, rng, MEDIO, known)

@@ -15,6 +15,7 @@ the top of that random stock, which stands for "a stock card".
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,9 +131,11 @@ def _after_turn(g: Game, seat: int, first: Action, params: SparringParams) -> fl
     return worth(after, seat, params)
 
 
-def draw_choice(g: Game, seat: int, rng: random.Random, params: SparringParams = SPARRING) -> Action:
+def draw_choice(g: Game, seat: int, rng: random.Random, params: SparringParams = SPARRING,
+                known: Sequence[Card] = ()) -> Action:
     """The pile unless its turn, played out on a copy, falls behind the stock card's (a few stock
-    cards tried) by more than :attr:`SparringParams.take_margin`."""
+    cards tried) by more than :attr:`SparringParams.take_margin`. `known`: cards the other side
+    is known to hold (`strategy.pile_worth_to`; medio passes them, the sparring partner none)."""
     if not g.discard_pile:
         return {"type": "draw"}
     if not g.stock:
@@ -146,7 +149,7 @@ def draw_choice(g: Game, seat: int, rng: random.Random, params: SparringParams =
     stock = sum(draws) / len(draws)
     # The pile left behind goes to the others with our discard on top: what it gives them
     # counts for the stock card too, and against nothing when we take it.
-    left = params.pile_to_them * pile_worth_to(g, 1 - side_of(seat), g.discard_pile)
+    left = params.pile_to_them * pile_worth_to(g, 1 - side_of(seat), g.discard_pile, known=known)
     return {"type": "take_discards"} if take - stock + left > params.take_margin else {"type": "draw"}
 
 

@@ -236,3 +236,21 @@ def test_for_points_against_itself_without_the_record_every_hand_ends():
             seat = game.to_move
             game.apply(seat, choose_action(game.view(seat), "medio", rng))
         assert game.hand_over, seed
+
+
+def test_with_the_record_it_judges_the_pile_on_a_copy_even_for_a_short_hand():
+    """Issue 31, third session: with the record medio plays its turn on a copy after taking the
+    pile (`strategy.Params.take_on_copy`, the sparring partner's `draw_choice`) before the rule
+    that leaves a pile a short hand after the pozzetto cannot play; that rule had left the
+    sparring partner the piles of the last turns. A king it cannot meld costs it less than the
+    100 points the copy allows, so it takes it; the earlier medio, and medio without the record
+    (whose loops end from the view alone), draw."""
+    hands = ["5S 9D", "4C 8H JD"]
+    used = " ".join(hands) + " KC 3H 4H 5H 6H 7H"
+    game = Game.setup(RULES, hands=hands, stock=filler(20, used), discard="KC",
+                      melds=[["3H 4H 5H 6H 7H"], []], pozzetti=[None, None], to_move=0)
+    assert strategy.MEDIO.take_on_copy and not strategy.MEDIO_WITHOUT_RECORD.take_on_copy
+    with_record = choose_action(game.view(0), "medio", random.Random(0), record=game.public_record())
+    assert with_record == {"type": "take_discards"}
+    assert choose_action(game.view(0), "medio", random.Random(0)) == {"type": "draw"}
+    assert strategy.greedy_action(game, 0, random.Random(0), strategy.PLAYS_FOR_POINTS) == {"type": "draw"}

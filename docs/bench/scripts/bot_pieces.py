@@ -50,6 +50,9 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=None)
     parser.add_argument("--every", type=int, default=50)
     parser.add_argument("--out", required=True)
+    # The matches alone (the same as after the hands), so that hands and matches of one pairing
+    # can run side by side as two processes when a deadline is near.
+    parser.add_argument("--matches-only", action="store_true")
     args = parser.parse_args()
     out = Path(args.out)
     start = machine()
@@ -67,12 +70,13 @@ def main() -> None:
     common = dict(budget_seconds=args.budget, worlds=args.worlds)
     tally = Tally()
     result: dict = {}
-    for hand in hands(args.a, args.b, games=args.games, seed=args.seed, duplicate=True, tally=tally, **common):
+    games = 0 if args.matches_only else args.games
+    for hand in hands(args.a, args.b, games=games, seed=args.seed, duplicate=True, tally=tally, **common):
         tally.add(hand.diff, hand)
         if tally.games % args.every == 0:
             result = tally.summary(args.a, args.b, duplicate=True)
             write(result, complete=False)
-    result = tally.summary(args.a, args.b, duplicate=True)
+    result = {} if args.matches_only else tally.summary(args.a, args.b, duplicate=True)
     if args.matches:
         rng = random.Random(args.seed)  # as `run_matches`: the same matches as bot_tournament's
         match_tally = Tally()
