@@ -2,10 +2,11 @@
 module, down at the end. It needs root, iproute2, nftables, nginx, RabbitMQ and PostgreSQL's
 server programs: in CI a missing one fails the run, elsewhere it is an explicit skip.
 
-There is one bed per machine (fixed namespaces and addresses), and CI's slow step spreads tests
-over two workers: a module holds a lock on the bed from bringing it up to taking it down, so a
-second module waits its turn instead of cutting links under the first one's tables (which is how
-CI's run of e707d96 failed). Each test here allows for that wait in its timeout."""
+There is one bed per machine (fixed namespaces and addresses). CI's slow step gives every test
+of the bed to one worker (the xdist group "hosts_bed"); in any other parallel run a module still
+holds a lock on the bed from bringing it up to taking it down, so a second module waits its turn
+instead of cutting links under the first one's tables (which is how CI's run of e707d96 failed).
+Each test here allows for that wait in its timeout."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ def bed() -> Iterator[dict[str, str]]:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, after the bed is down
         hosts.down()  # whatever an interrupted run left
         try:
-            yield hosts.up()
+            bed = hosts.up()
+            # The bed's hosts stand for other machines: CI's slow tests beside them (CPU-bound
+            # strength runs on the other workers) must not starve them. Four times the default
+            # weight, no quota.
+            for name in hosts.HOSTS:
+                hosts.cpu_quota(name, 0, 4096)
+            yield bed
         finally:
             hosts.down()
