@@ -31,7 +31,7 @@ from typing import Any
 
 from games.bots.expert import expert_action
 from games.bots.random_player import random_action
-from games.bots.sparring import sparring_action
+from games.bots.sparring import copy_pile_judge, sparring_action
 from games.bots.stall import ping_pong
 from games.bots.strategy import MEDIO, MEDIO_WITHOUT_RECORD, greedy_action
 
@@ -91,4 +91,4 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
         memory = memory_of(view, record)
         if memory is not None:
             known = memory.known.get((seat + 1) % view["players"], [])
-    return greedy_action(game, seat, rng, MEDIO, known)
+    return greedy_action(game, seat, rng, MEDIO, known, pile_judge=copy_pile_judge)

@@ -14,6 +14,7 @@ the top of that random stock, which stands for "a stock card".
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -151,6 +152,13 @@ def draw_choice(g: Game, seat: int, rng: random.Random, params: SparringParams =
     # counts for the stock card too, and against nothing when we take it.
     left = params.pile_to_them * pile_worth_to(g, 1 - side_of(seat), g.discard_pile, known=known)
     return {"type": "take_discards"} if take - stock + left > params.take_margin else {"type": "draw"}
+
+
+def copy_pile_judge(g: Game, seat: int, rng: random.Random, stock_samples: int,
+                    known: Sequence[Card] = ()) -> Action:
+    """medio's pile judgement (`strategy.Params.take_on_copy`, a `strategy.PileJudge`): this
+    partner's `draw_choice` with `stock_samples` stock cards tried."""
+    return draw_choice(g, seat, rng, dataclasses.replace(SPARRING, stock_samples=stock_samples), known=known)
 
 
 def discard_choice(g: Game, seat: int, params: SparringParams = SPARRING) -> Action:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -469,9 +469,16 @@ def pile_feed_cost(g: Game, seat: int, card: Card, params: Params = MEDIO, *,
     return params.pile_feed * max(0.0, pile_worth_to(g, other, [*g.discard_pile, card], params, known) - pile_now)
 
 
+# Judges the pile for `Params.take_on_copy` (game, seat, rng, stock cards to try, known cards):
+# the sparring partner's turn on a copy (`sparring.copy_pile_judge`), which its callers give,
+# since the sparring partner builds on this module.
+PileJudge = Callable[[Game, int, random.Random, int, Sequence[Card]], Action]
+
+
 def draw_action(g: Game, seat: int, params: Params = DEFAULT, known: Sequence[Card] = (),
-                rng: random.Random | None = None) -> Action:
-    """The stock or the pile; `known`: cards the other side is known to hold (`pile_worth_to`)."""
+                rng: random.Random | None = None, pile_judge: PileJudge | None = None) -> Action:
+    """The stock or the pile; `known`: cards the other side is known to hold (`pile_worth_to`);
+    `pile_judge`: needed by `params.take_on_copy`."""
     pile = g.discard_pile
     if not pile:
         return {"type": "draw"}
@@ -487,10 +494,9 @@ def draw_action(g: Game, seat: int, params: Params = DEFAULT, known: Sequence[Ca
         # The turn played out on a copy says what the pile is worth (issue 31). Before the
         # short-hand rule below: that rule left the sparring partner every pile of the last
         # turns (seed 11, 200 duplicate hands: -12.8 a hand with it, +87.7 without).
-        from .sparring import SPARRING, draw_choice  # the sparring partner builds on this module
-
-        judge = dataclasses.replace(SPARRING, stock_samples=params.copy_stock_samples)
-        return draw_choice(g, seat, rng or random.Random(), judge, known=known)
+        if pile_judge is None:
+            raise ValueError("Params.take_on_copy needs a pile_judge (games.bots.sparring.copy_pile_judge)")
+        return pile_judge(g, seat, rng or random.Random(), params.copy_stock_samples, known)
     if g.pozzetto_state[side] != "available" and len(hand) <= 3:
         # A short hand after the pozzetto: a pile that allows no legal play (a set that would
         # leave one card without a burraco) is only a card to throw back. Two sides doing that
@@ -955,12 +961,13 @@ def finishing_line(g: Game, seat: int, params: Params = DEFAULT, *, prune: bool 
 
 
 def greedy_action(g: Game, seat: int, rng: random.Random | None = None,
-                  params: Params = MEDIO_WITHOUT_RECORD, known: Sequence[Card] = ()) -> Action:
+                  params: Params = MEDIO_WITHOUT_RECORD, known: Sequence[Card] = (),
+                  pile_judge: PileJudge | None = None) -> Action:
     """The greedy player's next action for `seat` in `g`: medio's weights unless given, those
     that end a pile passed back and forth without the record's guard (`choose_action` gives
-    `MEDIO` with the record)."""
+    `MEDIO` with the record, and its pile judge)."""
     if g.phase == "draw":
-        return draw_action(g, seat, params, known, rng)
+        return draw_action(g, seat, params, known, rng, pile_judge)
     line = finishing_line(g, seat, params)
     if line:
         return line[0]
