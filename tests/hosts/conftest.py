@@ -2,11 +2,13 @@
 module, down at the end. It needs root, iproute2, nftables, nginx, RabbitMQ and PostgreSQL's
 server programs: in CI a missing one fails the run, elsewhere it is an explicit skip.
 
-There is one bed per machine (fixed namespaces and addresses). CI's slow step gives every test
-of the bed to one worker (the xdist group "hosts_bed"); in any other parallel run a module still
-holds a lock on the bed from bringing it up to taking it down, so a second module waits its turn
-instead of cutting links under the first one's tables (which is how CI's run of e707d96 failed).
-Each test here allows for that wait in its timeout."""
+There is one bed per machine (fixed namespaces and addresses). CI runs this folder in a pytest
+session of its own, one test after the other, beside its other slow tests; in any parallel run
+a module still holds a lock on the bed from bringing it up to taking it down, so a second module
+waits its turn instead of cutting links under the first one's tables (which is how CI's run of
+e707d96 failed). Each test here allows for that wait in its timeout. (xdist's `loadgroup` would
+keep them on one worker, but its groups do not work with pytest 9.2: it renames `item._nodeid`,
+which pytest no longer reads.)"""
 
 from __future__ import annotations
 

@@ -42,9 +42,7 @@ from tests.faults.harness import (
 
 # Four minutes with the bed's start: with the long runs (bin/test -m slow; CI runs them).
 # The bed is brought up for the module (about 90 s) and may first be waited for (conftest.py).
-# One xdist worker runs every test of the bed (CI: --dist loadgroup), one after the other, instead
-# of a second worker idling on the bed's lock while slow tests wait for a worker.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("hosts_bed")]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 BACK_WITHIN = 5.0  # seconds from the service or the network coming back to every table's next move
 LIMITS = {"app1_lost_for_good": ANSWER_WITHIN + BACK_WITHIN}

@@ -23,9 +23,7 @@ from tests.faults.harness import CLOSE_MOVE_ON, Db, Play, Table, recovery
 from tests.hosts.test_faults_across_hosts import BACK_WITHIN, moves_between, on_six_tables, played_on
 
 # The bed is brought up for the module (about 90 s) and may first be waited for (conftest.py).
-# One xdist worker runs every test of the bed (CI: --dist loadgroup), one after the other, instead
-# of a second worker idling on the bed's lock while slow tests wait for a worker.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.xdist_group("hosts_bed")]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 CUT_SECONDS = 60
 
