@@ -95,8 +95,10 @@ def check_event(t: Tournament, rounds: int, tables_per_round: int) -> None:
 
 
 # 36 games played out by real workers: about four minutes on SQLite (the default mode, one writer
-# at a time) beside the suite's other worker, longer than the suite's 300 s per test.
-@pytest.mark.timeout(600)
+# at a time) beside the suite's other worker, longer than the suite's 300 s per test. Since medio
+# judges the pile on a copy (issue 31) it takes far more piles, and a hand between computers runs
+# longer: on SQLite beside the suite, round 1 took more than the 120 s this test used to allow.
+@pytest.mark.timeout(1200)
 def test_a_sixteen_player_swiss_event_and_a_sit_and_go_run_to_the_end(timers, celery_worker):
     started = time.monotonic()
     users = [make_user(f"sw{i:02d}") for i in range(16)]
@@ -119,11 +121,11 @@ def test_a_sixteen_player_swiss_event_and_a_sit_and_go_run_to_the_end(timers, ce
         wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).status == Tournament.Status.RUNNING,
                  timeout=10, what="the scheduler to start the Swiss event")
         # Kill one worker in the middle of round 2: the other one's scheduler finishes the round.
-        wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 2, timeout=120,
+        wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 2, timeout=240,
                  what="round 2")
         wait_for(lambda: TournamentPairing.objects.filter(round__tournament=swiss_event, round__number=2,
                                                           finished_at__isnull=False).exists(),
-                 timeout=60, what="a table of round 2 to end")
+                 timeout=120, what="a table of round 2 to end")
         open_tables = TournamentPairing.objects.filter(round__tournament=swiss_event, round__number=2,
                                                        finished_at__isnull=True).count()
         os.kill(first.pid, signal.SIGKILL)
@@ -132,10 +134,10 @@ def test_a_sixteen_player_swiss_event_and_a_sit_and_go_run_to_the_end(timers, ce
         # A supervisor starts a new worker; the killed one's reserved moves are played by the
         # schedulers once overdue, and the round ends.
         with timers.worker("replacement"):
-            wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 3, timeout=120,
+            wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).current_round == 3, timeout=240,
                      what="round 2 to complete after the kill")
             wait_for(lambda: Tournament.objects.get(pk=swiss_event.pk).status == Tournament.Status.FINISHED,
-                     timeout=240, what="the Swiss event to finish")
+                     timeout=360, what="the Swiss event to finish")
             wait_for(lambda: Tournament.objects.get(pk=sng.pk).status == Tournament.Status.FINISHED,
                      timeout=60, what="the sit-and-go to finish")
         assert second.poll() is None, "the surviving worker died"
