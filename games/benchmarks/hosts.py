@@ -28,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ SUBNET = "10.77.0"
 BRIDGE = "burraco-br"
 GATEWAY = f"{SUBNET}.1"
 STATE_DIR = Path(os.environ.get("BURRACO_HOSTS_DIR", "/tmp/burraco-hosts"))
+# One bed per machine: whoever uses it (a hosts test module, a benchmark) holds this lock.
+BED_LOCK = Path(tempfile.gettempdir()) / "burraco-hosts-bed.lock"
 DAPHNE_PORTS = (8001, 8002)
 SECRET_KEY = "hosts-test-bed-only-" + "k" * 40
 CGROUP_CPU = Path("/sys/fs/cgroup/cpu")

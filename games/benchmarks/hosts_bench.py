@@ -44,7 +44,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -246,7 +245,7 @@ def main(argv: list[str]) -> int:
     # down (tests/hosts/conftest.py), and so does a benchmark, which refuses rather than waits.
     # Two benchmarks at once each set nginx's upstreams and the quotas for their own runs, and
     # the bed's state ended up naming a dead nginx while a stray one served both app hosts.
-    lock = open(Path(tempfile.gettempdir()) / "burraco-hosts-bed.lock", "w")  # noqa: SIM115 - held until exit
+    lock = open(hosts.BED_LOCK, "w")  # noqa: SIM115 - held until exit
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -15,9 +15,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -31,7 +29,7 @@ def bed() -> Iterator[dict[str, str]]:
     for tool, package in (("ip", "iproute2"), ("nft", "nftables"), ("nginx", "nginx"),
                           ("rabbitmq-server", "rabbitmq-server"), ("redis-server", "redis-server")):
         prerequisite(shutil.which(tool) is not None, f"{tool} was not found (apt-get install {package})")
-    with open(Path(tempfile.gettempdir()) / "burraco-hosts-bed.lock", "w") as lock:
+    with open(hosts.BED_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, after the bed is down
         hosts.down()  # whatever an interrupted run left
         try:
