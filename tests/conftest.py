@@ -126,6 +126,45 @@ def _shared_state_fresh():
     dbasync.close_all()
 
 
+@pytest.fixture(autouse=True)
+def _servers_quiet_before_flush(request):
+    """After a transactional test on PostgreSQL, wait until the test database's other sessions
+    (the test's server processes and workers) are idle before pytest-django empties it with one
+    TRUNCATE of every table. A server still answering a socket that closed with the test (a
+    leaving player's presence, the game read again) holds a table the TRUNCATE must lock while
+    wanting one it already locked: PostgreSQL then ends one of them as a deadlock, and CI saw
+    the flush lose (test_two_servers). Set up after pytest-django's database fixture, so its
+    teardown runs first."""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    if marker is None or not (marker.kwargs.get("transaction") or "transactional_db" in request.fixturenames):
+        return
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        wait_for_other_sessions_idle(connection)
+
+
+def wait_for_other_sessions_idle(connection, *, calm: float = 0.15, timeout: float = 10.0) -> None:
+    """Return once no other session on this database has been busy (running a statement or
+    inside a transaction) for `calm` seconds, or after `timeout` whatever they do."""
+    busy_sql = ("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction',"
+                " 'idle in transaction (aborted)')")
+    deadline = time.monotonic() + timeout
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(busy_sql)
+            busy = cursor.fetchone()[0]
+        now = time.monotonic()
+        if busy:
+            quiet_since = now
+        elif now - quiet_since >= calm:
+            return
+        time.sleep(0.05)
+
+
 def _reset_shared_state() -> None:
     from channels.layers import InMemoryChannelLayer, channel_layers
     from django.conf import settings
