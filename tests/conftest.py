@@ -145,22 +145,21 @@ def _servers_quiet_before_flush(request):
         wait_for_other_sessions_idle(connection)
 
 
-def wait_for_other_sessions_idle(connection, *, calm: float = 0.15, timeout: float = 10.0) -> None:
+def wait_for_other_sessions_idle(connection, *, calm_polls: int = 3, max_polls: int = 200) -> None:
     """Return once no other session on this database has been busy (running a statement or
-    inside a transaction) for `calm` seconds, or after `timeout` whatever they do."""
+    inside a transaction) at `calm_polls` polls in a row, 50 ms apart, or after `max_polls`
+    whatever they do. Counted in polls, not read from a clock: a test may have patched
+    time.monotonic, and pytest-django's own monkeypatch can outlive this fixture."""
     busy_sql = ("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
                 " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction',"
                 " 'idle in transaction (aborted)')")
-    deadline = time.monotonic() + timeout
-    quiet_since = time.monotonic()
-    while time.monotonic() < deadline:
+    idle_in_a_row = 0
+    for _ in range(max_polls):
         with connection.cursor() as cursor:
             cursor.execute(busy_sql)
             busy = cursor.fetchone()[0]
-        now = time.monotonic()
-        if busy:
-            quiet_since = now
-        elif now - quiet_since >= calm:
+        idle_in_a_row = 0 if busy else idle_in_a_row + 1
+        if idle_in_a_row >= calm_polls:
             return
         time.sleep(0.05)
 
