@@ -5,8 +5,9 @@ stored results are checked against a tally of this test's own.
 
 One worker is killed (SIGKILL) in the middle of a round of the Swiss event, and a new one started
 as a supervisor would: the round completes (the killed worker's reserved moves are played by the
-schedulers once overdue). About 4000 computer moves in all (a medio hand of mano_unica is about
-110 actions): 60-100 s on a quiet 2-core machine, more under load, hence the generous waits."""
+schedulers once overdue). About 11,500 computer moves in all: since medio judges the pile on a
+copy (issue 31) a hand of mano_unica between computers is about 340 actions (it was about 110);
+about 200 s alone on a 2-core machine, 340 s under load, hence the generous waits."""
 
 from __future__ import annotations
 
