@@ -353,6 +353,12 @@ export function createRenderer(s) {
   let logScroll = 0;
   const drawnLines = new WeakMap(); // li -> the line, its number and our seat when it was drawn
 
+  function newLogLine() {
+    const li = el("li");
+    li.append(el("span", "move-n"), document.createTextNode(""));
+    return li;
+  }
+
   function renderLog() {
     const log = logBox;
     if (!log) return;
@@ -360,15 +366,18 @@ export function createRenderer(s) {
     const shown = S.shownLog(s);
     const lines = shown.length ? shown : [{ version: "none", text: L.noMoves, empty: true }];
     let n = 0;
-    keyed(log, lines, (line) => line.version, () => el("li"), (li, line) => {
+    keyed(log, lines, (line) => line.version, newLogLine, (li, line) => {
       n += 1;
       // A line already drawn as it stands is left alone: an event costs one line, not the log.
       const was = drawnLines.get(li);
       if (was && was.line === line && was.n === n && was.seat === s.seat) return;
       drawnLines.set(li, { line, n, seat: s.seat });
-      // The number is drawn by CSS (li::before), wide enough for "143.", not cut by the list's margin.
-      setAttr(li, "data-n", line.empty ? null : `${n}.`);
-      setText(li, line.text);
+      // The number is its own span, wide enough for "143.", not cut by the list's margin. Not
+      // `li::before { content: attr(data-n) }`: a style reading an attribute is never shared
+      // through Chromium's matched-properties cache, so every new line's style was computed in full.
+      const [num, text] = li.childNodes;
+      setText(num, line.empty ? "" : `${n}.`);
+      if (text.data !== line.text) text.data = line.text;
       li.classList.toggle("empty-note", Boolean(line.empty));
       li.classList.toggle("mine", line.seat === s.seat);
       li.classList.toggle("by-server", line.actor === "timeout" || line.actor === "computer");
