@@ -223,9 +223,16 @@ export function createRenderer(s) {
     // The fan is the hand's grid (table.css): its columns are the fan's step, so the cards place
     // themselves, in rows when one would hide a corner. Only the hand's own three properties change
     // as it grows (they are not inherited): no card is restyled because another came or went.
-    const fan = S.fanLayout(items.length, sizes.hand || 320, sizes.cw, { maxStep: sizes.cw + 6, minStep: sizes.fan });
+    const handWidth = sizes.hand || 320;
+    const widest = sizes.cw + 6;
+    const fan = S.fanLayout(items.length, handWidth, sizes.cw, { maxStep: widest, minStep: sizes.fan });
+    // A hand in one row at the widest step keeps every column it has room for (the empty ones
+    // after the last card show nothing): a card coming or going then leaves the hand's style as it
+    // is, where a new inline value would have Chromium compute #hand's style in full each time.
+    const roomy = fan.rows === 1 && fan.step === widest;
+    const cols = roomy ? Math.max(fan.perRow, Math.floor((handWidth - sizes.cw) / widest) + 1) : fan.perRow;
     setStyle(handBox, "--hand-rows", String(Math.max(1, fan.rows)));
-    setStyle(handBox, "--hand-cols", String(Math.max(1, fan.perRow)));
+    setStyle(handBox, "--hand-cols", String(Math.max(1, cols)));
     setStyle(handBox, "--hand-step", `${fan.step}px`);
     keyed(handBox, items, (i) => (live ? i.key : `held-${i.key}`), (i) => {
       const face = cardFace(i.card, { tag: "button", labels: L });
