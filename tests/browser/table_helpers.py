@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -337,3 +338,8 @@ def rematch_live(asker, asker_name: str, accepter, accepter_name: str, table: Ta
         page.wait_for_url(f"**/tavolo/{new.pk}/")
         wait_version(page, 0)
     return new
+
+
+def log_lines(page) -> list[str]:
+    """The move log's lines as read, each without the number drawn before it (its own span)."""
+    return [re.sub(r"^\d+\.\s*", "", text) for text in page.locator("#move-log li").all_inner_texts()]

@@ -8,7 +8,9 @@ Chromium's trace of the desktop run is written there (layout, style and script p
 find where the time goes before changing anything); RENDER_TRACE_EXTRA adds trace categories
 (comma-separated, e.g. disabled-by-default-devtools.timeline.invalidationTracking to count the
 nodes restyled and laid out, which the machine's load does not change), and RENDER_EXTRA_CSS adds
-a style sheet to the page before the run (to try a rule's cost without editing table.css).
+a style sheet to the page before the run (to try a rule's cost without editing table.css). With a
+trace, the results also carry its summary ("trace": style and layout thread CPU, elements styled,
+matched-properties cache misses).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -61,6 +64,36 @@ def _summary(values: list[float]) -> dict[str, float]:
     }
 
 
+def trace_summary(raw: bytes) -> dict:
+    """The renderer main thread's style and layout work in a trace: thread CPU (`tdur`, less
+    sensitive to other processes than wall time) and Blink's style counters, which the machine's
+    load does not change (elements styled, and those whose style missed the matched-properties
+    cache: computed in full instead of copied)."""
+    data = json.loads(raw)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    threads = Counter((e.get("pid"), e.get("tid")) for e in events if e.get("name") == "UpdateLayoutTree")
+    if not threads:
+        return {}
+    main_thread = threads.most_common(1)[0][0]
+    cpu = Counter()
+    counters = Counter()
+    for e in events:
+        if (e.get("pid"), e.get("tid")) != main_thread or e.get("ph") != "X":
+            continue
+        if e["name"] in ("UpdateLayoutTree", "Layout"):
+            cpu[e["name"]] += e.get("tdur", 0)
+        elif e["name"] == "Document::updateStyle":
+            counters.update(e.get("args", {}).get("counters", {}))
+    styled = counters["elementsStyled"]
+    return {
+        "style_cpu_ms": round(cpu["UpdateLayoutTree"] / 1000, 2),
+        "layout_cpu_ms": round(cpu["Layout"] / 1000, 2),
+        "elements_styled": styled,
+        "cache_misses": styled - counters["matchedPropertyCacheHit"] if counters else None,
+        "rules_matched": counters["rulesMatched"],
+    }
+
+
 def test_render_time_per_event(live_site, browser):
     anna, bruno = make_user("anna"), make_user("bruno")
     table = create_table(creator=anna, ruleset=Ruleset.preset("classico", draw_seconds=300, play_seconds=300))
@@ -83,7 +116,9 @@ def test_render_time_per_event(live_site, browser):
                 browser.start_tracing(page=page, categories=["devtools.timeline", "blink", "v8.execute", *extra])
             out = page.evaluate(MEASURE, frames)
             if trace and label == "desktop":
-                Path(trace).write_bytes(browser.stop_tracing())
+                raw = browser.stop_tracing()
+                Path(trace).write_bytes(raw)
+                results["trace"] = trace_summary(raw)
             assert out["cards"] == 11  # the next hand's snapshot was drawn last
             results[label] = {"script": _summary(out["script"]), "script_and_layout": _summary(out["total"])}
             assert page.js_errors == []

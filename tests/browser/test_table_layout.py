@@ -266,16 +266,17 @@ NAMES_ON_ONE_LINE = """() => [...document.querySelectorAll('#score-table thead t
   return tops.size > 1 ? [text.data] : [];
 })"""
 
-# 143 lines in the move log, and for lines 1, 10, 137 and 143: the number CSS draws, whether
-# the line starts inside the log's box, and the width the number gets.
+# 143 lines in the move log, and for lines 1, 10, 137 and 143: the number drawn, whether it
+# starts inside the log's box, and the width it gets.
 FAKE_LOG = """() => { const lines = [];
   for (let i = 1; i <= 143; i++) lines.push({version: 1000 + i, seat: 0, text: 'mossa ' + i});
   window.burracoTable.state.log = lines; window.burracoTable.render(); }"""
 LOG_NUMBERS = """() => {
   const box = document.getElementById('move-log').getBoundingClientRect();
   return [...document.querySelectorAll('#move-log li')].filter((li, i) => [0, 9, 136, 142].includes(i)).map((li) => {
-    const before = getComputedStyle(li, '::before');
-    return [before.content, li.getBoundingClientRect().left >= box.left - 0.5, parseFloat(before.width) || 0];
+    const number = li.querySelector('.move-n');
+    return [number.textContent, number.getBoundingClientRect().left >= box.left - 0.5,
+            number.getBoundingClientRect().width];
   });
 }"""
 WIDEST_NUMBER = """() => { const c = document.createElement('canvas').getContext('2d');
@@ -334,7 +335,7 @@ def test_side_panes_badges_score_order_log_numbers_and_refusals(live_site, brows
         # The numbers stay whole to three digits ("143.", not "43."): drawn inside the line's box.
         bruno.evaluate(FAKE_LOG)
         numbers = bruno.evaluate(LOG_NUMBERS)
-        assert [n[0] for n in numbers] == ['"1."', '"10."', '"137."', '"143."']
+        assert [n[0] for n in numbers] == ["1.", "10.", "137.", "143."]
         assert all(n[1] for n in numbers)
         widest = bruno.evaluate(WIDEST_NUMBER)
         assert all(n[2] >= widest for n in numbers), (numbers, widest)

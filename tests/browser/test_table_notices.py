@@ -24,6 +24,7 @@ from .table_helpers import (
     card,
     celery_worker,
     force_position,
+    log_lines,
     select,
     shoot,
     signed_in_page,
@@ -96,7 +97,7 @@ def test_timeouts_covers_and_absences_are_told(live_site, browser, screenshot_di
         wait_version(page_b, 2)
         page_b.locator(".notice-timeout").wait_for()
         assert notice_texts(page_b) == ["Tempo scaduto per anna: il server ha finito il turno."]
-        lines = page_b.locator("#move-log li").all_inner_texts()
+        lines = log_lines(page_b)
         assert lines[0] == "anna pesca dal tallone (tempo scaduto)"
         assert lines[1].startswith("anna scarta ") and lines[1].endswith(" (tempo scaduto)")
         assert page_b.evaluate("window.__notes") == ["Tocca a te"]

@@ -23,6 +23,7 @@ from .table_helpers import (
     card,
     force_position,
     hand,
+    log_lines,
     select,
     shoot,
     signed_in_page,
@@ -46,10 +47,6 @@ KEY_OF_FOCUS = "document.activeElement && document.activeElement.dataset.key"
 
 def played(page) -> list[str]:
     return page.evaluate("window.burracoTable.sounds.played")
-
-
-def log_lines(page) -> list[str]:
-    return page.locator("#move-log li").all_inner_texts()
 
 
 def test_the_table_a_player_meets(live_site, browser, screenshot_dir):

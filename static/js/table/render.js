@@ -223,9 +223,16 @@ export function createRenderer(s) {
     // The fan is the hand's grid (table.css): its columns are the fan's step, so the cards place
     // themselves, in rows when one would hide a corner. Only the hand's own three properties change
     // as it grows (they are not inherited): no card is restyled because another came or went.
-    const fan = S.fanLayout(items.length, sizes.hand || 320, sizes.cw, { maxStep: sizes.cw + 6, minStep: sizes.fan });
+    const handWidth = sizes.hand || 320;
+    const widest = sizes.cw + 6;
+    const fan = S.fanLayout(items.length, handWidth, sizes.cw, { maxStep: widest, minStep: sizes.fan });
+    // A hand in one row at the widest step keeps every column it has room for (the empty ones
+    // after the last card show nothing): a card coming or going then leaves the hand's style as it
+    // is, where a new inline value would have Chromium compute #hand's style in full each time.
+    const roomy = fan.rows === 1 && fan.step === widest;
+    const cols = roomy ? Math.max(fan.perRow, Math.floor((handWidth - sizes.cw) / widest) + 1) : fan.perRow;
     setStyle(handBox, "--hand-rows", String(Math.max(1, fan.rows)));
-    setStyle(handBox, "--hand-cols", String(Math.max(1, fan.perRow)));
+    setStyle(handBox, "--hand-cols", String(Math.max(1, cols)));
     setStyle(handBox, "--hand-step", `${fan.step}px`);
     keyed(handBox, items, (i) => (live ? i.key : `held-${i.key}`), (i) => {
       const face = cardFace(i.card, { tag: "button", labels: L });
@@ -353,6 +360,12 @@ export function createRenderer(s) {
   let logScroll = 0;
   const drawnLines = new WeakMap(); // li -> the line, its number and our seat when it was drawn
 
+  function newLogLine() {
+    const li = el("li");
+    li.append(el("span", "move-n"), document.createTextNode(""));
+    return li;
+  }
+
   function renderLog() {
     const log = logBox;
     if (!log) return;
@@ -360,15 +373,18 @@ export function createRenderer(s) {
     const shown = S.shownLog(s);
     const lines = shown.length ? shown : [{ version: "none", text: L.noMoves, empty: true }];
     let n = 0;
-    keyed(log, lines, (line) => line.version, () => el("li"), (li, line) => {
+    keyed(log, lines, (line) => line.version, newLogLine, (li, line) => {
       n += 1;
       // A line already drawn as it stands is left alone: an event costs one line, not the log.
       const was = drawnLines.get(li);
       if (was && was.line === line && was.n === n && was.seat === s.seat) return;
       drawnLines.set(li, { line, n, seat: s.seat });
-      // The number is drawn by CSS (li::before), wide enough for "143.", not cut by the list's margin.
-      setAttr(li, "data-n", line.empty ? null : `${n}.`);
-      setText(li, line.text);
+      // The number is its own span, wide enough for "143.", not cut by the list's margin. Not
+      // `li::before { content: attr(data-n) }`: a style reading an attribute is never shared
+      // through Chromium's matched-properties cache, so every new line's style was computed in full.
+      const [num, text] = li.childNodes;
+      setText(num, line.empty ? "" : `${n}.`);
+      if (text.data !== line.text) text.data = line.text;
       li.classList.toggle("empty-note", Boolean(line.empty));
       li.classList.toggle("mine", line.seat === s.seat);
       li.classList.toggle("by-server", line.actor === "timeout" || line.actor === "computer");
