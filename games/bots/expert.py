@@ -2,9 +2,11 @@
 
 At the decisions that shape a hand (take the discard pile or draw; which card to discard) the
 expert deals the hidden cards at random, consistently with its view, many times over. In each
-sampled world it plays every candidate and then lets the greedy player play all seats for a few
-turns (:class:`RolloutPlayer`: the other side also takes a short pile that goes down at once,
-as a person would); the candidate with the best average outcome for its side wins, the outcome
+sampled world it plays every candidate (the first is medio's own choice, which stands unless
+another does clearly better: :data:`BASELINE_PARAMS`) and then lets the greedy player, with the
+weights that take piles for points (:data:`ROLLOUT_PARAMS`), play all seats for a few turns
+(:class:`RolloutPlayer`: the other side also takes a short pile that goes down at once, as a
+person would); the candidate with the best average outcome for its side wins, the outcome
 being the score as it stands plus the cards in hand at half (:func:`promise`, a richer leaf,
 is there but off: it measured weaker). The same worlds and the same look-ahead dice serve every
 candidate, so the comparison is between the moves and not between lucky and unlucky deals.
