@@ -11,7 +11,8 @@ same door as a person's action. Levels:
   whatever they see);
 - ``medio``: greedy, playing for points (`strategy.greedy_action` with `strategy.MEDIO`);
 - ``esperto``: samples the hidden cards consistently with the view and looks ahead with the
-  greedy player for every seat, within a time budget (`expert.expert_action`).
+  greedy player for every seat, within a time budget (`expert.expert_action`); medio's choice
+  stands unless another candidate does clearly better in the look-ahead.
 
 Beside the view a player may receive the hand's public record (`Game.public_record()`: who drew,
 who took which pile, every meld, lay-off and discard; the same for every seat and never a hidden
@@ -72,8 +73,9 @@ def choose_action(view: dict[str, Any], level: str, rng: random.Random | None = 
         return {"type": "draw"}
     if level == "esperto":
 
+        # Its first candidate is medio's choice, the pile judged as medio judges it.
         return expert_action(view, rng, budget_seconds=budget_seconds, worlds=worlds,
-                             record=record if remember else None)
+                             record=record if remember else None, pile_judge=copy_pile_judge)
     game = determinize(view, rng)
     if level == "sparring":
 

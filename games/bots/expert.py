@@ -2,9 +2,11 @@
 
 At the decisions that shape a hand (take the discard pile or draw; which card to discard) the
 expert deals the hidden cards at random, consistently with its view, many times over. In each
-sampled world it plays every candidate and then lets the greedy player play all seats for a few
-turns (:class:`RolloutPlayer`: the other side also takes a short pile that goes down at once,
-as a person would); the candidate with the best average outcome for its side wins, the outcome
+sampled world it plays every candidate (the first is medio's own choice, which stands unless
+another does clearly better: :data:`BASELINE_PARAMS`) and then lets the greedy player, with the
+weights that take piles for points (:data:`ROLLOUT_PARAMS`), play all seats for a few turns
+(:class:`RolloutPlayer`: the other side also takes a short pile that goes down at once, as a
+person would); the candidate with the best average outcome for its side wins, the outcome
 being the score as it stands plus the cards in hand at half (:func:`promise`, a richer leaf,
 is there but off: it measured weaker). The same worlds and the same look-ahead dice serve every
 candidate, so the comparison is between the moves and not between lucky and unlucky deals.
@@ -29,7 +31,11 @@ from games.engine import Card, Game, IllegalMove, Meld, lay_off
 from .knowledge import Memory, Record, determinize, memory_of
 from .strategy import (
     DEFAULT,
+    MEDIO,
+    MEDIO_WITHOUT_RECORD,
+    PLAYS_FOR_POINTS,
     Params,
+    PileJudge,
     best_play,
     candidate_melds,
     discard_action,
@@ -39,6 +45,7 @@ from .strategy import (
     greedy_action,
     hopeless,  # moved to strategy: finishing_line skips the search with it
     no_gift,
+    opponent_threat,
     opponents_can_take,
     stranded,  # noqa: F401  (moved to strategy; kept importable from here)
 )
@@ -71,13 +78,26 @@ SAFE_DISCARDS = True
 # part ways; each is played to its discard in every sampled world, and the look-ahead follows.
 PLAN_KEEP_WILDS = True
 MAX_PLAN_ACTIONS = 24  # a turn's plays and its discard (a safety bound: a turn is far shorter)
+# Playing for points (issue 31, point 4). The choice that stands unless another beats it by
+# DEVIATION_MARGIN is medio's as the site plays it (its pile judged on a copy, given by the
+# caller), so esperto starts from the stronger level; the look-ahead plays every seat with the
+# weights that take piles for points (a strong player takes nearly every pile that pays), but
+# by their quick rule: the judgement on a copy in every turn of every world would leave a few
+# worlds in the budget.
+BASELINE_PARAMS = MEDIO
+ROLLOUT_PARAMS = PLAYS_FOR_POINTS
+# ... medio's discard included, even one that lays off on the other side's melds (SAFE_DISCARDS
+# then only keeps such cards out of the others): medio weighs what a discard adds to the pile
+# (`Params.pile_feed`), and the look-ahead's opponents take piles.
+MEDIO_DISCARD_FIRST = True
 
 Action = dict[str, Any]
 Plan = list[Action]  # actions of one seat, the first is the decision's; the rest follow in order
 
 
 def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: float | None = None,
-                  params: Params = DEFAULT, worlds: int | None = None, record: Record | None = None) -> Action:
+                  params: Params | None = None, worlds: int | None = None, record: Record | None = None,
+                  pile_judge: PileJudge | None = None) -> Action:
     """The expert's action for the viewing seat.
 
     It samples worlds until ``budget_seconds`` (default :data:`DEFAULT_BUDGET_SECONDS`) of this
@@ -90,6 +110,9 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     ``record`` (`Game.public_record`) is the hand's public history: with it the cards the others
     took from the pile stay in their hands in every world, and each world counts as much as the
     others' last choices are likely in it (`knowledge.Memory`).
+    ``params`` (default :data:`BASELINE_PARAMS`, medio's) choose the candidates, the first being
+    medio's own choice; with ``pile_judge`` (`sparring.copy_pile_judge`, as `choose_action`
+    gives medio) its draw is medio's. The look-ahead plays :data:`ROLLOUT_PARAMS`.
     """
     start = time.perf_counter()
     cpu_start = time.thread_time()
@@ -97,11 +120,12 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
     seat = view["seat"]
     memory = memory_of(view, record)
     game = _deal(view, rng, memory)
-    candidates = _plans(game, seat, params)
+    params, pile_judge = _baseline(params, pile_judge, record)
+    candidates = _plans(game, seat, params, pile_judge, rng, _known_to_next(view, memory, params))
     if len(candidates) == 1:
         return candidates[0][0]
     totals = [0.0] * len(candidates)
-    player = RolloutPlayer(params, seat % 2)
+    player = RolloutPlayer(ROLLOUT_PARAMS, seat % 2)
     sampled = 0
     weights = 0.0
     wall_cap = min(budget * WALL_LIMIT_FACTOR, WALL_LIMIT_SECONDS)
@@ -143,7 +167,7 @@ def expert_action(view: dict[str, Any], rng: random.Random, *, budget_seconds: f
 
 
 def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random.Random, *,
-                     worlds: int, params: Params = DEFAULT, record: Record | None = None) -> list[float]:
+                     worlds: int, params: Params | None = None, record: Record | None = None) -> list[float]:
     """The expert's mean value of each candidate action for the viewing seat, over `worlds`
     sampled worlds (the same worlds and look-ahead dice for every candidate), weighted by the
     hand's public `record` as in :func:`expert_action` when it is given.
@@ -155,7 +179,7 @@ def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random
     memory = memory_of(view, record)
     totals = [0.0] * len(candidates)
     weights = 0.0
-    player = RolloutPlayer(params, seat % 2)
+    player = RolloutPlayer(ROLLOUT_PARAMS if params is None else params, seat % 2)
     for _ in range(worlds):
         world = _deal(view, rng, memory)
         weight = 1.0 if memory is None else memory.weight(world)
@@ -165,6 +189,24 @@ def candidate_values(view: dict[str, Any], candidates: list[Action], rng: random
             sample = world.copy() if i < len(candidates) - 1 else world
             totals[i] += weight * _rollout(sample, seat, [action], random.Random(seed), player)
     return [t / weights for t in totals]
+
+
+def _baseline(params: Params | None, pile_judge: PileJudge | None,
+              record: Record | None) -> tuple[Params, PileJudge | None]:
+    """The weights (and pile judge) of the choice that stands: medio's, as `choose_action`
+    plays it; without the record (nothing guards a pile passed back and forth) or without a
+    judge, medio's fallback that takes a lone card only when it pays."""
+    params = BASELINE_PARAMS if params is None else params
+    if params.take_on_copy and (pile_judge is None or record is None):
+        return MEDIO_WITHOUT_RECORD, None
+    return params, pile_judge
+
+
+def _known_to_next(view: dict[str, Any], memory: Memory | None, params: Params) -> list[Card]:
+    """What the next player is known to hold, where the weights read the record (as medio)."""
+    if not params.reads_record or memory is None:
+        return []
+    return list(memory.known.get((view["seat"] + 1) % view["players"], []))
 
 
 def _deal(view: dict[str, Any], rng: random.Random, memory: Memory | None) -> Game:
@@ -184,12 +226,17 @@ def _candidates(game: Game, seat: int, params: Params) -> list[Action]:
     return [plan[0] for plan in _plans(game, seat, params)]
 
 
-def _plans(game: Game, seat: int, params: Params) -> list[Plan]:
+def _plans(game: Game, seat: int, params: Params, pile_judge: PileJudge | None = None,
+           rng: random.Random | None = None, known: list[Card] | None = None) -> list[Plan]:
     """The plans worth comparing, each starting with a different action; the greedy player's own
     choice comes first (ties keep it). A draw or a discard is a plan of one action (the look-ahead
-    plays on); a meld or a lay-off is the rest of the turn (:func:`turn_plan`)."""
+    plays on); a meld or a lay-off is the rest of the turn (:func:`turn_plan`). `pile_judge`,
+    `rng` and `known` go to the greedy player's draw and discard as `choose_action` gives them."""
+    known = known or []
+    if params.take_on_copy and pile_judge is None:
+        params = dataclasses.replace(params, take_on_copy=False)
     if game.phase == "draw":
-        greedy = draw_action(game, seat, params)
+        greedy = draw_action(game, seat, params, known, rng, pile_judge)
         if not game.discard_pile or not game.stock:
             return [[greedy]]
         other = {"type": "take_discards"} if greedy["type"] == "draw" else {"type": "draw"}
@@ -206,7 +253,7 @@ def _plans(game: Game, seat: int, params: Params) -> list[Plan]:
         if held and held[0] != greedy_plan[0]:
             return [greedy_plan, held]
         return [[play]]
-    return [[action] for action in _discard_candidates(game, seat, params)]
+    return [[action] for action in _discard_candidates(game, seat, params, known)]
 
 
 def turn_plan(game: Game, seat: int, params: Params = DEFAULT, *, keep_wilds: bool = False) -> Plan:
@@ -254,12 +301,12 @@ def _without_wilds(game: Game, seat: int) -> Game:
     return g
 
 
-def _discard_candidates(game: Game, seat: int, params: Params) -> list[Action]:
+def _discard_candidates(game: Game, seat: int, params: Params, known: list[Card] | None = None) -> list[Action]:
     """Medio's discard first, then the best of the others by its reckoning (no wild, nothing
     that feeds the other side while something safe is left, and never a card that completes
     one of their burraco while another is left: `strategy.no_gift`)."""
     legal = no_gift(game, seat, [a["card"] for a in game.legal_actions(seat, kinds=("discard",))])
-    scores = discard_scores(game, seat, legal, params)
+    scores = discard_scores(game, seat, legal, params, known or ())
     ranked = sorted(legal, key=lambda t: (scores[t], t))
     # Never a wild (scored 1000+) unless nothing else is left.
     ranked = [t for t in ranked if scores[t] < 900] or ranked
@@ -267,12 +314,14 @@ def _discard_candidates(game: Game, seat: int, params: Params) -> list[Action]:
         # A card that lays off on the other side's melds is thrown only when every other is.
         ranked = [t for t in ranked if not _feeds(game, seat, t)] or ranked
     # The greedy player's own discard first, as it would throw it (its last-card rules included:
-    # a lone wild that no meld can take is thrown), unless it feeds them and a safe one is left.
-    greedy = discard_action(game, seat, params)["card"]  # never a gift either while one is left
+    # a lone wild that no meld can take is thrown), unless it feeds them and a safe one is left
+    # (only where medio's discard does not stand: MEDIO_DISCARD_FIRST).
+    greedy = discard_action(game, seat, params, known or ())["card"]  # never a gift either while one is left
     if greedy in ranked:
         ranked.remove(greedy)
         ranked.insert(0, greedy)
-    elif not (SAFE_DISCARDS and _feeds(game, seat, greedy) and not _feeds(game, seat, ranked[0])):
+    elif MEDIO_DISCARD_FIRST or not (SAFE_DISCARDS and _feeds(game, seat, greedy)
+                                     and not _feeds(game, seat, ranked[0])):
         ranked.insert(0, greedy)
     return [{"type": "discard", "card": t} for t in ranked[:MAX_DISCARD_CANDIDATES]]
 
@@ -387,11 +436,17 @@ def _evaluate(game: Game, side: int) -> float:
         return value
     if PROMISE_LEAF:
         return value + promise(game, side) - promise(game, 1 - side)
-    # Cards in hand are not lost yet: count them at half (they may still be melded).
+    # Cards in hand are not lost yet: count them at half (they may still be melded), unless
+    # the other side may close soon (CLOSE_RISK_LEAF): then they are as good as lost.
     for seat in range(game.players):
+        if CLOSE_RISK_LEAF and opponent_threat(game, seat):
+            continue
         in_hand = sum(c.points for c in game.hands[seat])
         value += (in_hand / 2) * (1 if seat % 2 == side else -1)
     return value
+
+
+CLOSE_RISK_LEAF = False
 
 
 # Off: measured weaker. On the same 120 duplicate hands (seed 1301, 16 worlds, with the opponent

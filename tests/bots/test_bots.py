@@ -239,8 +239,8 @@ def test_strategy_reads_only_the_seat_hand():
 
 
 def test_expert_keeps_the_greedy_choice_unless_another_clearly_beats_it(monkeypatch):
-    """DEVIATION_MARGIN: with an unreachable margin esperto plays exactly as the greedy player at
-    its draws and discards; with none it leaves the greedy choice somewhere in a hand."""
+    """DEVIATION_MARGIN: with an unreachable margin esperto plays exactly as medio at its draws
+    and discards; with none it leaves the greedy choice somewhere in a hand."""
     from games.bots import expert
 
     def decisions(margin: float) -> tuple[int, int]:
@@ -254,7 +254,9 @@ def test_expert_keeps_the_greedy_choice_unless_another_clearly_beats_it(monkeypa
             seat = game.to_move
             view = game.view(seat)
             action = choose_action(view, "esperto", rng, worlds=4)
-            candidates = expert._candidates(knowledge.determinize(view, random.Random(1)), seat, strategy.DEFAULT)
+            # No record given: esperto starts from medio's choice without it (`expert._baseline`).
+            world = knowledge.determinize(view, random.Random(1))
+            candidates = expert._candidates(world, seat, strategy.MEDIO_WITHOUT_RECORD)
             if len(candidates) > 1:
                 compared += 1
                 deviated += action != candidates[0]

@@ -207,15 +207,17 @@ def test_when_not_even_one_world_fits_the_greedy_choice_stands(monkeypatch):
     action = expert.expert_action(view, random.Random(1), budget_seconds=expert.DEFAULT_BUDGET_SECONDS)
     assert calls[0] == 1
     game = knowledge.determinize(view, random.Random(0))
-    assert action == strategy.greedy_action(game, view["seat"], None, strategy.DEFAULT)
+    assert action == strategy.greedy_action(game, view["seat"], None, strategy.MEDIO_WITHOUT_RECORD)
 
 
 def test_no_discard_that_feeds_the_other_side_while_a_safe_one_is_left(monkeypatch):
-    """Even deviating from medio on any difference at all (no margin), esperto throws no card
-    that lays off on the other side's melds while a natural card that does not is in hand;
+    """Without MEDIO_DISCARD_FIRST, even deviating from medio on any difference at all (no
+    margin), esperto throws no card that lays off on the other side's melds while a natural card
+    that does not is in hand;
     without SAFE_DISCARDS such cards are among the ones it compares, and it throws some."""
     monkeypatch.setattr(expert, "DEVIATION_MARGIN", 0.0)
     monkeypatch.setattr(expert, "HORIZON_TURNS", 2)
+    monkeypatch.setattr(expert, "MEDIO_DISCARD_FIRST", False)  # the rule as it was before issue 31
 
     def feeding_discards(safe_discards: bool) -> tuple[int, int]:
         monkeypatch.setattr(expert, "SAFE_DISCARDS", safe_discards)
@@ -269,3 +271,26 @@ def test_medio_throws_no_gift_while_another_card_is_left():
     game.apply(0, {"type": "draw"})
     assert strategy.opponents_can_take(game, 0, Card.parse("2C")) == (True, True)
     assert strategy.discard_action(game, 0)["card"] == "4D"
+
+
+def test_medio_s_choice_stands_unless_another_candidate_wins_by_the_margin(monkeypatch):
+    """esperto starts from medio as the site plays it (issue 31, point 4): when no candidate can
+    beat the first by the margin, each of its decisions is medio's (`MEDIO`, given the record),
+    its draw included, with the pile judged by the judge it is given as `choose_action` gives it."""
+    monkeypatch.setattr(expert, "DEVIATION_MARGIN", float("inf"))
+    monkeypatch.setattr(expert, "HORIZON_TURNS", 1)  # the look-ahead is not the point: be quick
+
+    def judge(g, seat, rng, samples, known):  # a stand-in for `sparring.copy_pile_judge`
+        return {"type": "take_discards"} if len(g.discard_pile) % 2 else {"type": "draw"}
+
+    draws = takes = plays = 0
+    for game, seat in medio_positions(2, 17):
+        view, record = game.view(seat), game.public_record()
+        action = expert.expert_action(view, random.Random(3), worlds=1, record=record, pile_judge=judge)
+        medio = strategy.greedy_action(knowledge.determinize(view, random.Random(0)), seat,
+                                       random.Random(0), strategy.MEDIO, pile_judge=judge)
+        assert action == medio
+        draws += action["type"] == "draw"
+        takes += action["type"] == "take_discards"
+        plays += game.phase == "play"
+    assert draws > 5 and takes > 5 and plays > 50
