@@ -97,8 +97,8 @@ def review_decision(view: dict[str, Any], action: Action, rng: random.Random, *,
     values = candidate_values(view, candidates, rng, worlds=worlds, record=record)
     if review_kind == "discard" and feed:
         # A pile left to the opponent is a cost (issue 31): medio's own judgement of what each
-        # card makes of the pile for the other side, which esperto's look-ahead, whose
-        # opponent seldom takes a long pile, does not see.
+        # card makes of the pile for the other side, which esperto's few turns of look-ahead,
+        # by their quick pile rule, see only in part.
         values = [v - pile_feed_cost(game, seat, Card.parse(c["card"]), MEDIO)
                   for v, c in zip(values, candidates, strict=True)]
     best = max(range(len(candidates)), key=lambda i: (values[i], i == chosen))
