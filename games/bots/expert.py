@@ -446,6 +446,8 @@ def _evaluate(game: Game, side: int) -> float:
     return value
 
 
+# Off: not measured yet (issue 31, session 7). On, a seat's cards in hand count nothing at the
+# leaf while the other side threatens to close (`strategy.opponent_threat`), instead of half.
 CLOSE_RISK_LEAF = False
 
 
