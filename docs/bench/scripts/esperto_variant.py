@@ -79,7 +79,8 @@ def main() -> None:
             result = tally.summary("esperto", args.other, duplicate=True, seed=args.seed,
                                    variant=args.variant, worlds=args.worlds,
                                    wall_seconds=round(time.time() - start),
-                                   cpu_seconds=round(time.process_time() - cpu))
+                                   cpu_seconds=round(time.process_time() - cpu),
+                                   diffs=tally.diffs)
             Path(args.out).write_text(json.dumps(result))
             print(tally.games, result["margin_per_hand"], result["margin_per_hand_ci95"],
                   file=sys.stderr, flush=True)
