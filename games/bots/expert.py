@@ -93,10 +93,14 @@ MEDIO_DISCARD_FIRST = True
 # The draw (issue 31, session 8). With DRAW_LOOKAHEAD off, esperto's draw is medio's (its pile
 # judged on a copy) and the look-ahead is spent on the plays and the discard only; otherwise the
 # other draw must beat medio's by DRAW_DEVIATION_MARGIN (None: DEVIATION_MARGIN) a world.
+# Both stay as they were: against the sparring partner (8 worlds, seed 41, the same 40 duplicate
+# hands) esperto as it is scored +76.5 [-40.7, 193.7] a hand taking 30 piles; medio's draw
+# (62 piles) -18.2 [-112.8, 76.3], no margin at the draw (21 piles) +7.5 [-123.0, 138.0].
+# Neither is shown worse beyond the noise, but neither is better.
 DRAW_LOOKAHEAD = True
 DRAW_DEVIATION_MARGIN: float | None = None
 # In the look-ahead the deciding side also takes a short pile that goes down at once (as the
-# other side does: OPPONENT_TAKES_USABLE).
+# other side does: OPPONENT_TAKES_USABLE). Off: not measured (session 8 ran out of time).
 OWN_TAKES_USABLE = False
 
 Action = dict[str, Any]
@@ -458,8 +462,10 @@ def _evaluate(game: Game, side: int) -> float:
     return value
 
 
-# Off: not measured yet (issue 31, session 7). On, a seat's cards in hand count nothing at the
-# leaf while the other side threatens to close (`strategy.opponent_threat`), instead of half.
+# On, a seat's cards in hand count nothing at the leaf while the other side threatens to close
+# (`strategy.opponent_threat`), instead of half. Off: no gain shown (issue 31, session 8: against
+# the sparring partner, 8 worlds, seed 41, 40 duplicate hands, +82.2 [-30.6, 195.1] a hand with it,
+# +76.5 without; on the same pairs +5.8 [-41.9, 53.4]).
 CLOSE_RISK_LEAF = False
 
 
