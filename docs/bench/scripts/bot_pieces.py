@@ -74,9 +74,9 @@ def main() -> None:
     for hand in hands(args.a, args.b, games=games, seed=args.seed, duplicate=True, tally=tally, **common):
         tally.add(hand.diff, hand)
         if tally.games % args.every == 0:
-            result = tally.summary(args.a, args.b, duplicate=True)
+            result = tally.summary(args.a, args.b, duplicate=True) | {"diffs": tally.diffs}
             write(result, complete=False)
-    result = {} if args.matches_only else tally.summary(args.a, args.b, duplicate=True)
+    result = {} if args.matches_only else tally.summary(args.a, args.b, duplicate=True) | {"diffs": tally.diffs}
     if args.matches:
         rng = random.Random(args.seed)  # as `run_matches`: the same matches as bot_tournament's
         match_tally = Tally()

@@ -8,7 +8,9 @@ duplicate pair so that a run stopped at a deadline keeps a whole prefix of pairs
 The variant is `base` (esperto as it is) or `name=value` pairs joined by `+`, of:
 `baseline=default|medio` (`expert.BASELINE_PARAMS`), `rollout=default|points|medio_quick`
 (`expert.ROLLOUT_PARAMS`), `close_risk=0|1` (`expert.CLOSE_RISK_LEAF`), `margin=<points>`
-(`expert.DEVIATION_MARGIN`). Without `--worlds` esperto plays at its real budget.
+(`expert.DEVIATION_MARGIN`), `draw_lookahead=0|1` (`expert.DRAW_LOOKAHEAD`: 0, the draw is
+medio's), `draw_margin=<points>` (`expert.DRAW_DEVIATION_MARGIN`), `own_usable=0|1`
+(`expert.OWN_TAKES_USABLE`). Without `--worlds` esperto plays at its real budget.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ def apply(variant: str) -> None:
             expert.CLOSE_RISK_LEAF = bool(int(value))
         elif key == "margin":
             expert.DEVIATION_MARGIN = float(value)
+        elif key == "draw_lookahead":
+            expert.DRAW_LOOKAHEAD = bool(int(value))
+        elif key == "draw_margin":
+            expert.DRAW_DEVIATION_MARGIN = float(value)
+        elif key == "own_usable":
+            expert.OWN_TAKES_USABLE = bool(int(value))
         else:
             raise SystemExit(f"unknown setting {key!r}")
 
@@ -71,7 +79,8 @@ def main() -> None:
             result = tally.summary("esperto", args.other, duplicate=True, seed=args.seed,
                                    variant=args.variant, worlds=args.worlds,
                                    wall_seconds=round(time.time() - start),
-                                   cpu_seconds=round(time.process_time() - cpu))
+                                   cpu_seconds=round(time.process_time() - cpu),
+                                   diffs=tally.diffs)
             Path(args.out).write_text(json.dumps(result))
             print(tally.games, result["margin_per_hand"], result["margin_per_hand_ci95"],
                   file=sys.stderr, flush=True)
